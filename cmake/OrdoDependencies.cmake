@@ -1,0 +1,26 @@
+# Finds ordo's dependencies with one-line messages that say what to install.
+include(GNUInstallDirs)
+
+find_package(Boost 1.81 CONFIG QUIET COMPONENTS headers)
+if(NOT Boost_FOUND)
+  message(FATAL_ERROR "ordo: Boost >= 1.81 (Hana, MP11) not found; on Debian run 'apt-get install libboost1.81-dev' or scripts/setup")
+endif()
+
+# Without -DKokkos_ROOT, look where scripts/setup builds Kokkos for this compiler.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  set(_ordo_kokkos_tag clang)
+else()
+  set(_ordo_kokkos_tag gcc)
+endif()
+if(DEFINED ENV{ORDO_CACHE_DIR})
+  set(_ordo_cache "$ENV{ORDO_CACHE_DIR}")
+elseif(DEFINED ENV{XDG_CACHE_HOME})
+  set(_ordo_cache "$ENV{XDG_CACHE_HOME}/ordo")
+else()
+  set(_ordo_cache "$ENV{HOME}/.cache/ordo")
+endif()
+find_package(Kokkos 3.4 CONFIG QUIET HINTS "${_ordo_cache}/kokkos-3.4.01-${_ordo_kokkos_tag}")
+if(NOT Kokkos_FOUND)
+  message(FATAL_ERROR "ordo: Kokkos >= 3.4 not found; run 'scripts/setup --compiler ${CMAKE_CXX_COMPILER_ID}' or pass -DKokkos_ROOT=<Kokkos install prefix>")
+endif()
+message(STATUS "ordo: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR} (devices: ${Kokkos_DEVICES})")

@@ -1,0 +1,11 @@
+#ifndef ORDO_ORDO_HPP
+#define ORDO_ORDO_HPP
+
+// Everything ordo offers. Pure C++20 layer first, then the Kokkos layer.
+#include <ordo/version.hpp>
+#include <ordo/shape.hpp>
+#include <ordo/chain.hpp>
+
+#include <ordo/execution.hpp>
+
+#endif

@@ -1,0 +1,77 @@
+#ifndef ORDO_SHAPE_HPP
+#define ORDO_SHAPE_HPP
+
+// Matrix shapes with static or dynamic extents. Pure C++20: no Kokkos.
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+
+namespace ordo {
+
+// Marks an extent known only at run time; the same value as std::dynamic_extent.
+inline constexpr std::size_t dynamic = std::dynamic_extent;
+
+// The shape of a Rows x Cols matrix. Extents given as ordo::dynamic are stored; static ones cost
+// nothing, so shape<3, 4> is an empty type usable at compile time.
+template <std::size_t Rows, std::size_t Cols>
+class shape {
+ public:
+  static constexpr std::size_t static_rows = Rows;
+  static constexpr std::size_t static_cols = Cols;
+  static constexpr bool is_static = Rows != dynamic && Cols != dynamic;
+  static constexpr std::size_t dynamic_extent_count =
+      std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic};
+
+  constexpr shape() noexcept
+    requires is_static
+  = default;
+
+  // Takes exactly the dynamic extents, in order (rows before columns).
+  constexpr explicit shape(std::size_t first_dynamic) noexcept
+    requires(dynamic_extent_count == 1)
+      : rows_(Rows == dynamic ? first_dynamic : Rows), cols_(Cols == dynamic ? first_dynamic : Cols) {}
+
+  constexpr shape(std::size_t rows, std::size_t cols) noexcept
+    requires(dynamic_extent_count == 2)
+      : rows_(rows), cols_(cols) {}
+
+  constexpr std::size_t rows() const noexcept { return rows_; }
+  constexpr std::size_t cols() const noexcept { return cols_; }
+
+  friend constexpr bool operator==(const shape&, const shape&) = default;
+
+ private:
+  std::size_t rows_ = Rows;
+  std::size_t cols_ = Cols;
+};
+
+template <class T>
+struct shape_of {};
+
+template <std::size_t Rows, std::size_t Cols>
+struct shape_of<shape<Rows, Cols>> {
+  using type = shape<Rows, Cols>;
+};
+
+// Any type that names its shape, like ordo::matrix, is shaped.
+template <class T>
+  requires requires { typename T::shape_type; }
+struct shape_of<T> {
+  using type = typename T::shape_type;
+};
+
+template <class T>
+using shape_of_t = typename shape_of<std::remove_cvref_t<T>>::type;
+
+// A type with a row and a column extent, static or dynamic: ordo::shape or anything naming one.
+template <class T>
+concept shaped = requires { typename shape_of_t<T>; };
+
+// A shaped type whose extents are both known at compile time.
+template <class T>
+concept statically_shaped = shaped<T> && shape_of_t<T>::is_static;
+
+}  // namespace ordo
+
+#endif

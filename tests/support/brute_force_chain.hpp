@@ -1,0 +1,107 @@
+#ifndef ORDO_TESTS_SUPPORT_BRUTE_FORCE_CHAIN_HPP
+#define ORDO_TESTS_SUPPORT_BRUTE_FORCE_CHAIN_HPP
+
+// Independent oracles for the chain planner: exhaustive search over all parenthesizations
+// (Catalan many) with 128-bit costs, and a direct simulation of intermediate memory.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ordo_test {
+
+__extension__ typedef unsigned __int128 wide_cost;
+
+struct brute_force_tree {
+  wide_cost cost;
+  std::string order;
+};
+
+// Every tree of operands first..last (0-based), enumerated by root split ascending, then left
+// trees, then right trees. The first tree of least cost in this order is the one the smallest-
+// split tie rule picks, because optimal trees have optimal subtrees.
+inline const std::vector<brute_force_tree>& all_trees(const std::vector<std::size_t>& dims,
+                                                      std::size_t first, std::size_t last,
+                                                      std::map<std::pair<std::size_t, std::size_t>,
+                                                               std::vector<brute_force_tree>>& memo) {
+  auto found = memo.find({first, last});
+  if (found != memo.end()) return found->second;
+  std::vector<brute_force_tree> trees;
+  if (first == last) {
+    std::string name = "A";
+    name += std::to_string(first + 1);
+    trees.push_back({0, std::move(name)});
+  } else {
+    for (std::size_t k = first; k < last; ++k) {
+      const auto& lefts = all_trees(dims, first, k, memo);
+      const auto& rights = all_trees(dims, k + 1, last, memo);
+      const wide_cost here = wide_cost{dims[first]} * dims[k + 1] * dims[last + 1];
+      for (const auto& l : lefts) {
+        for (const auto& r : rights) {
+          std::string order;
+          order.reserve(l.order.size() + r.order.size() + 2);
+          order += '(';
+          order += l.order;
+          order += r.order;
+          order += ')';
+          trees.push_back({l.cost + r.cost + here, std::move(order)});
+        }
+      }
+    }
+  }
+  return memo.emplace(std::pair{first, last}, std::move(trees)).first->second;
+}
+
+inline brute_force_tree brute_force_optimum(const std::vector<std::size_t>& dims) {
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<brute_force_tree>> memo;
+  const auto& trees = all_trees(dims, 0, dims.size() - 2, memo);
+  brute_force_tree best = trees.front();
+  for (const auto& t : trees) {
+    if (t.cost < best.cost) best = t;
+  }
+  return best;
+}
+
+inline std::uint64_t catalan(std::size_t n) {
+  std::uint64_t c = 1;
+  for (std::size_t i = 0; i < n; ++i) c = c * 2 * (2 * i + 1) / (i + 2);
+  return c;
+}
+
+inline std::size_t tree_count(const std::vector<std::size_t>& dims) {
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<brute_force_tree>> memo;
+  return all_trees(dims, 0, dims.size() - 2, memo).size();
+}
+
+// Runs the plan's products in order with an explicit set of live intermediates and returns the
+// most elements ever alive at once.
+template <class Plan>
+std::uint64_t simulated_peak_elements(const Plan& plan) {
+  const std::size_t n = plan.matrices();
+  std::map<std::size_t, std::uint64_t> live;
+  std::uint64_t now = 0, peak = 0;
+  const auto products = plan.products();
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    const auto& step = products[p];
+    const bool is_root = p + 1 == products.size();
+    if (!is_root) {
+      live[n + p] = std::uint64_t{step.rows} * step.cols;
+      now += live[n + p];
+      peak = now > peak ? now : peak;
+    }
+    for (std::size_t child : {step.left, step.right}) {
+      if (auto it = live.find(child); it != live.end()) {
+        now -= it->second;
+        live.erase(it);
+      }
+    }
+  }
+  return peak;
+}
+
+}  // namespace ordo_test
+
+#endif
