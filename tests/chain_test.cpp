@@ -5,10 +5,25 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#if defined(ORDO_TEST_REQUIRES_AVX2)
+namespace {
+// This build runs the AVX code path; a CPU without AVX2 skips it (ctest SKIP_RETURN_CODE 77).
+const bool cpu_checked = [] {
+  if (!__builtin_cpu_supports("avx2")) {
+    std::puts("skipped: this CPU has no AVX2");
+    std::exit(77);
+  }
+  return true;
+}();
+}  // namespace
+#endif
 
 namespace {
 
@@ -227,7 +242,8 @@ TEST_CASE("brute force over all parenthesizations agrees for n <= 9") {
   std::mt19937_64 rng(20261122);
   // Narrow ranges force many ties; wide ones exercise the arithmetic; huge ones the overflow path.
   const std::vector<std::pair<std::size_t, std::size_t>> ranges{
-      {1, 3}, {0, 4}, {1, 50}, {1, 2000}, {std::size_t{1} << 20, std::size_t{1} << 23}};
+      {1, 3}, {0, 4}, {1, 50}, {1, 2000}, {std::size_t{1} << 15, std::size_t{1} << 17},
+      {std::size_t{1} << 20, std::size_t{1} << 23}};
   int checked = 0;
   for (const auto& [low, high] : ranges) {
     std::uniform_int_distribution<std::size_t> dim(low, high);
@@ -281,4 +297,60 @@ TEST_CASE("compile-time and run-time plans are identical, products included") {
   const auto oracle = ordo_test::brute_force_optimum(std::vector<std::size_t>(dims.begin(), dims.end()));
   CHECK(fixed.cost() == static_cast<std::uint64_t>(oracle.cost));
   CHECK(fixed.order() == oracle.order);
+}
+
+namespace {
+// Textbook CLRS recursion with memoization and 128-bit costs: no shared code with ordo's solver.
+struct reference_chain {
+  std::vector<std::size_t> dims;
+  std::size_t n;
+  std::vector<ordo_test::wide_cost> memo;
+  std::vector<std::size_t> split;
+  std::vector<bool> known;
+  explicit reference_chain(std::vector<std::size_t> d)
+      : dims(std::move(d)), n(dims.size() - 1), memo(n * n), split(n * n), known(n * n, false) {}
+  ordo_test::wide_cost cost(std::size_t i, std::size_t j) {
+    if (i == j) return 0;
+    if (known[i * n + j]) return memo[i * n + j];
+    ordo_test::wide_cost best = 0;
+    std::size_t best_k = i;
+    for (std::size_t k = i; k < j; ++k) {
+      const ordo_test::wide_cost c =
+          cost(i, k) + cost(k + 1, j) + ordo_test::wide_cost{dims[i]} * dims[k + 1] * dims[j + 1];
+      if (k == i || c < best) best = c, best_k = k;
+    }
+    known[i * n + j] = true;
+    split[i * n + j] = best_k;
+    return memo[i * n + j] = best;
+  }
+};
+}  // namespace
+
+TEST_CASE("long chains agree with a textbook DP on every table entry, ties included") {
+  std::mt19937_64 rng(7);
+  const std::vector<std::pair<std::size_t, std::size_t>> ranges{{1, 3}, {1, 1000}, {0, 9}, {1u << 14, 1u << 16}};
+  for (const auto& [low, high] : ranges) {
+    for (std::size_t n : {5u, 17u, 64u, 203u}) {
+      std::uniform_int_distribution<std::size_t> dim(low, high);
+      std::vector<std::size_t> dims(n + 1);
+      for (auto& x : dims) x = dim(rng);
+      reference_chain ref(dims);
+      const ordo::chain_tables tables(dims);
+      bool all_equal = true;
+      for (std::size_t i = 0; i < n && all_equal; ++i) {
+        for (std::size_t j = i + 1; j < n; ++j) {
+          const auto c = ref.cost(i, j);
+          if (tables.cost(i + 1, j + 1) != static_cast<std::uint64_t>(c) ||
+              tables.split(i + 1, j + 1) != ref.split[i * n + j] + 1) {
+            all_equal = false;
+            break;
+          }
+        }
+      }
+      CAPTURE(n);
+      CAPTURE(low);
+      CHECK(all_equal);
+      CHECK(ordo::plan_chain(dims).cost() == static_cast<std::uint64_t>(ref.cost(0, n - 1)));
+    }
+  }
 }

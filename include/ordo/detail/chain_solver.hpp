@@ -6,6 +6,7 @@
 // Ties take the smallest k (strict <, k ascending), as CLRS and numpy's multi_dot do.
 // The same code runs in constant evaluation and at run time.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,11 @@
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
+
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(__CUDA_ARCH__)
+#include <immintrin.h>
+#define ORDO_IMPL_CHAIN_SIMD 1
+#endif
 
 namespace ordo::detail {
 
@@ -68,38 +74,6 @@ constexpr best_split scan_splits_saturating(const cost_type* row_i, const cost_t
   return best;
 }
 
-// Used when no cost can reach 2^64: plain arithmetic, four independent minima so that the
-// compare-and-select chains overlap; merged with the same smallest-k tie rule.
-inline best_split scan_splits_unrolled(const cost_type* row_i, const cost_type* row_j,
-                                       const std::size_t* dims, std::size_t i,
-                                       std::size_t j) noexcept {
-  const cost_type outer = cost_type{dims[i]} * dims[j + 1];
-  cost_type b0 = saturated_cost, b1 = saturated_cost, b2 = saturated_cost, b3 = saturated_cost;
-  std::size_t k0 = i, k1 = i, k2 = i, k3 = i;
-  std::size_t k = i;
-  for (; k + 4 <= j; k += 4) {
-    const cost_type c0 = row_i[k] + row_j[k + 1] + outer * dims[k + 1];
-    const cost_type c1 = row_i[k + 1] + row_j[k + 2] + outer * dims[k + 2];
-    const cost_type c2 = row_i[k + 2] + row_j[k + 3] + outer * dims[k + 3];
-    const cost_type c3 = row_i[k + 3] + row_j[k + 4] + outer * dims[k + 4];
-    if (c0 < b0) b0 = c0, k0 = k;
-    if (c1 < b1) b1 = c1, k1 = k + 1;
-    if (c2 < b2) b2 = c2, k2 = k + 2;
-    if (c3 < b3) b3 = c3, k3 = k + 3;
-  }
-  for (; k < j; ++k) {
-    const cost_type c = row_i[k] + row_j[k + 1] + outer * dims[k + 1];
-    if (c < b0 || (c == b0 && k < k0)) b0 = c, k0 = k;
-  }
-  // Every cost is below saturated_cost here, so an untouched lane never wins.
-  best_split best{b0, k0};
-  const best_split lanes[3] = {{b1, k1}, {b2, k2}, {b3, k3}};
-  for (const best_split& lane : lanes) {
-    if (lane.cost < best.cost || (lane.cost == best.cost && lane.k < best.k)) best = lane;
-  }
-  return best;
-}
-
 constexpr best_split scan_splits_plain(const cost_type* row_i, const cost_type* row_j,
                                        const std::size_t* dims, std::size_t i,
                                        std::size_t j) noexcept {
@@ -121,8 +95,151 @@ constexpr bool chain_costs_fit(std::span<const std::size_t> dims) noexcept {
   return saturating_mul(cube, dims.size()) < saturated_cost;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Run-time fast path. When every cost times 2^S (S = bits of n) stays below 2^53, the key
+//   key(i, j, k) = (m[i][k] + m[k+1][j] + d_i d_k+1 d_j+1) * 2^S + k
+// is an exact double, and the smallest key gives both the least cost and, among equal costs, the
+// smallest k: the tie rule becomes a plain minimum, which SIMD min instructions compute.
+// The table holds upper[i][k] = m[i][k] * 2^S at (i, k), k >= i, and the mirrored
+// lower[j][k] = m[k+1][j] * 2^S + k at (j, k), k < j, so that a key is two loads, a multiply and
+// two adds, all along contiguous rows. Rows are processed four at a time so that each row j
+// segment is loaded once for four rows i.
+
+constexpr unsigned key_shift(std::size_t matrices) noexcept {
+  unsigned shift = 1;
+  while ((std::size_t{1} << shift) < matrices + 1) ++shift;
+  return shift;
+}
+
+constexpr bool chain_keys_fit(std::span<const std::size_t> dims) noexcept {
+  cost_type largest = 0;
+  for (std::size_t d : dims) largest = d > largest ? d : largest;
+  const cost_type cube = saturating_mul(saturating_mul(largest, largest), largest);
+  const cost_type bound = saturating_add(saturating_mul(cube, dims.size()), 1);
+  const cost_type keys = saturating_mul(bound, cost_type{1} << key_shift(dims.size() - 1));
+  return saturating_add(keys, dims.size()) < (cost_type{1} << 53);
+}
+
+inline double min_key(const double* upper_i, const double* lower_j, const double* next_dim,
+                      double outer, std::size_t from, std::size_t to, double best) noexcept {
+  for (std::size_t k = from; k < to; ++k) {
+    const double key = upper_i[k] + lower_j[k] + outer * next_dim[k];
+    best = key < best ? key : best;
+  }
+  return best;
+}
+
+// Minimum keys of rows hi, hi-1, hi-2, hi-3 over k in [k, j); returns where it stopped.
+inline std::size_t min_keys_of_four_rows(const double* const rows[4], const double* lower_j,
+                                         const double* next_dim, const double outer[4],
+                                         std::size_t k, std::size_t j, double best[4]) noexcept {
+#if defined(ORDO_IMPL_CHAIN_SIMD) && defined(__AVX__)
+  constexpr std::size_t width = 4;
+  __m256d b0 = _mm256_set1_pd(best[0]), b1 = _mm256_set1_pd(best[1]);
+  __m256d b2 = _mm256_set1_pd(best[2]), b3 = _mm256_set1_pd(best[3]);
+  const __m256d o0 = _mm256_set1_pd(outer[0]), o1 = _mm256_set1_pd(outer[1]);
+  const __m256d o2 = _mm256_set1_pd(outer[2]), o3 = _mm256_set1_pd(outer[3]);
+  for (; k + width <= j; k += width) {
+    const __m256d x = _mm256_loadu_pd(lower_j + k);
+    const __m256d y = _mm256_loadu_pd(next_dim + k);
+    b0 = _mm256_min_pd(b0, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(rows[0] + k), x), _mm256_mul_pd(o0, y)));
+    b1 = _mm256_min_pd(b1, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(rows[1] + k), x), _mm256_mul_pd(o1, y)));
+    b2 = _mm256_min_pd(b2, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(rows[2] + k), x), _mm256_mul_pd(o2, y)));
+    b3 = _mm256_min_pd(b3, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(rows[3] + k), x), _mm256_mul_pd(o3, y)));
+  }
+  alignas(32) double lanes[4][width];
+  _mm256_store_pd(lanes[0], b0);
+  _mm256_store_pd(lanes[1], b1);
+  _mm256_store_pd(lanes[2], b2);
+  _mm256_store_pd(lanes[3], b3);
+#elif defined(ORDO_IMPL_CHAIN_SIMD)
+  constexpr std::size_t width = 2;
+  __m128d b0 = _mm_set1_pd(best[0]), b1 = _mm_set1_pd(best[1]);
+  __m128d b2 = _mm_set1_pd(best[2]), b3 = _mm_set1_pd(best[3]);
+  const __m128d o0 = _mm_set1_pd(outer[0]), o1 = _mm_set1_pd(outer[1]);
+  const __m128d o2 = _mm_set1_pd(outer[2]), o3 = _mm_set1_pd(outer[3]);
+  for (; k + width <= j; k += width) {
+    const __m128d x = _mm_loadu_pd(lower_j + k);
+    const __m128d y = _mm_loadu_pd(next_dim + k);
+    b0 = _mm_min_pd(b0, _mm_add_pd(_mm_add_pd(_mm_loadu_pd(rows[0] + k), x), _mm_mul_pd(o0, y)));
+    b1 = _mm_min_pd(b1, _mm_add_pd(_mm_add_pd(_mm_loadu_pd(rows[1] + k), x), _mm_mul_pd(o1, y)));
+    b2 = _mm_min_pd(b2, _mm_add_pd(_mm_add_pd(_mm_loadu_pd(rows[2] + k), x), _mm_mul_pd(o2, y)));
+    b3 = _mm_min_pd(b3, _mm_add_pd(_mm_add_pd(_mm_loadu_pd(rows[3] + k), x), _mm_mul_pd(o3, y)));
+  }
+  alignas(16) double lanes[4][width];
+  _mm_store_pd(lanes[0], b0);
+  _mm_store_pd(lanes[1], b1);
+  _mm_store_pd(lanes[2], b2);
+  _mm_store_pd(lanes[3], b3);
+#else
+  constexpr std::size_t width = 1;
+  double lanes[4][width] = {{best[0]}, {best[1]}, {best[2]}, {best[3]}};
+#endif
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (std::size_t lane = 0; lane < width; ++lane) {
+      best[r] = lanes[r][lane] < best[r] ? lanes[r][lane] : best[r];
+    }
+  }
+  return k;
+}
+
+inline chain_solution solve_chain_with_keys(std::span<const std::size_t> dims) {
+  const std::size_t n = dims.size() - 1;
+  chain_solution s;
+  s.matrices = n;
+  s.cost.assign(n * n, 0);
+  s.split.assign(n * n, 0);
+  const int shift = static_cast<int>(key_shift(n));
+  const double scale = std::ldexp(1.0, shift);
+  const double inverse_scale = std::ldexp(1.0, -shift);
+  std::vector<double> table(n * n, 0.0);
+  double* t = table.data();
+  std::vector<double> next_dim(n);  // next_dim[k] = d_k+1, the inner extent of split k
+  for (std::size_t k = 0; k < n; ++k) next_dim[k] = static_cast<double>(dims[k + 1]);
+  for (std::size_t j = 1; j < n; ++j) t[j * n + j - 1] = static_cast<double>(j - 1);  // m[j][j] = 0
+
+  const auto store = [&](std::size_t i, std::size_t j, double key) {
+    const double cost = std::floor(key * inverse_scale);
+    t[i * n + j] = cost * scale;
+    if (i > 0) t[j * n + i - 1] = cost * scale + static_cast<double>(i - 1);
+    s.cost[i * n + j] = static_cast<cost_type>(cost);
+    s.split[i * n + j] = static_cast<std::uint32_t>(key - cost * scale);
+  };
+  constexpr double none = std::numeric_limits<double>::infinity();
+  for (std::size_t top = n; top > 0;) {
+    const std::size_t hi = top - 1;
+    const std::size_t lo = top >= 4 ? top - 4 : 0;
+    top = lo;
+    for (std::size_t j = lo + 1; j < n; ++j) {
+      const double* lower_j = t + j * n;
+      const double dj = static_cast<double>(dims[j + 1]) * scale;
+      if (j <= hi || hi - lo < 3) {
+        // Inside the block's own triangle (or a short last block): rows one by one, bottom up.
+        for (std::size_t i = (j <= hi ? j : hi + 1); i-- > lo;) {
+          store(i, j, min_key(t + i * n, lower_j, next_dim.data(), static_cast<double>(dims[i]) * dj, i, j, none));
+        }
+        continue;
+      }
+      const double* rows[4] = {t + hi * n, t + (hi - 1) * n, t + (hi - 2) * n, t + (hi - 3) * n};
+      const double outer[4] = {static_cast<double>(dims[hi]) * dj, static_cast<double>(dims[hi - 1]) * dj,
+                               static_cast<double>(dims[hi - 2]) * dj, static_cast<double>(dims[hi - 3]) * dj};
+      double best[4] = {none, none, none, none};
+      const std::size_t stop = min_keys_of_four_rows(rows, lower_j, next_dim.data(), outer, hi, j, best);
+      for (std::size_t r = 0; r < 4; ++r) {
+        const std::size_t i = hi - r;
+        double key = min_key(rows[r], lower_j, next_dim.data(), outer[r], stop, j, best[r]);
+        // Splits k in [i, hi) read lower[j][k] for rows above i in this block: stored just before.
+        key = min_key(rows[r], lower_j, next_dim.data(), outer[r], i, hi, key);
+        store(i, j, key);
+      }
+    }
+  }
+  return s;
+}
+
 // Requires dims.size() >= 2 (checked by the public entry points).
 constexpr chain_solution solve_chain(std::span<const std::size_t> dims) {
+  if (!std::is_constant_evaluated() && chain_keys_fit(dims)) return solve_chain_with_keys(dims);
   const std::size_t n = dims.size() - 1;
   chain_solution s;
   s.matrices = n;
@@ -136,14 +253,8 @@ constexpr chain_solution solve_chain(std::span<const std::size_t> dims) {
     cost_type* row_i = m + i * n;
     for (std::size_t j = i + 1; j < n; ++j) {
       const cost_type* row_j = m + j * n;
-      best_split best{};
-      if (!fits) {
-        best = scan_splits_saturating(row_i, row_j, d, i, j);
-      } else if (std::is_constant_evaluated()) {
-        best = scan_splits_plain(row_i, row_j, d, i, j);
-      } else {
-        best = scan_splits_unrolled(row_i, row_j, d, i, j);
-      }
+      const best_split best = fits ? scan_splits_plain(row_i, row_j, d, i, j)
+                                   : scan_splits_saturating(row_i, row_j, d, i, j);
       row_i[j] = best.cost;
       m[j * n + i] = best.cost;
       s.split[i * n + j] = static_cast<std::uint32_t>(best.k);
