@@ -71,6 +71,7 @@ TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
   static_assert(p.flops() == 60'000);
   // Only B*C (5x20, 100 elements) is an intermediate.
   static_assert(p.peak_temporary_elements() == 100);
+  static_assert(p.products()[0].rows == 5 && p.products()[0].cols == 20 && p.products()[0].workspace_offset == 0);
 
   const std::vector<std::size_t> dims{100, 5, 200, 20};
   const auto q = ordo::plan_chain(dims);
@@ -269,6 +270,7 @@ TEST_CASE("brute force over all parenthesizations agrees for n <= 9") {
           CHECK(plan.cost() <= plan.left_to_right_cost());
         }
         CHECK(plan.peak_temporary_elements() == ordo_test::simulated_peak_elements(plan));
+        CHECK(ordo_test::workspace_layout_is_valid(plan));
         ++checked;
       }
     }

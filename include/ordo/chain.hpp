@@ -38,6 +38,9 @@ struct planned_product {
   std::size_t rows = 0;
   std::size_t inner = 0;
   std::size_t cols = 0;
+  // Where this product's result lives in a workspace of peak_temporary_elements() elements,
+  // counted in elements; the root's result goes to the caller's matrix and has offset 0.
+  std::uint64_t workspace_offset = 0;
 
   // Scalar multiplications of this product; it never overflows in a plan, whose total fits.
   constexpr std::uint64_t multiplications() const noexcept {
@@ -133,7 +136,8 @@ class chain_plan {
 
   // Peak number of intermediate elements alive at once when the products run in products()
   // order and each factor is freed once its parent is computed. Operands and the final result
-  // are not intermediates; a workspace of this many elements holds every intermediate.
+  // are not intermediates. A workspace of exactly this many elements holds every intermediate at
+  // its planned_product::workspace_offset, without overlap while it is alive.
   constexpr std::uint64_t peak_temporary_elements() const {
     if (peak_temporary_elements_ == detail::saturated_cost) {
       throw std::overflow_error("ordo::chain_plan::peak_temporary_elements: the element count does not fit in 64 bits");
@@ -204,7 +208,7 @@ constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims) {
     done.pop_back();
     const std::size_t left = done.back();
     done.pop_back();
-    plan.products_[count] = {left, right, f.first, f.last, dims[f.first], dims[k + 1], dims[f.last + 1]};
+    plan.products_[count] = {left, right, f.first, f.last, dims[f.first], dims[k + 1], dims[f.last + 1], 0};
     done.push_back(n + count);
     ++count;
   }
@@ -245,6 +249,34 @@ constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims) {
     peak[node] = highest;
   }
   plan.peak_temporary_elements_ = peak[n == 1 ? 0 : 2 * n - 2];
+  if (n == 1 || plan.peak_temporary_elements_ == saturated_cost) return;
+
+  // Workspace layout reaching exactly the peak. A node placed at one end of its free region puts
+  // both children at the other end, the left child outermost: the children never overlap the
+  // parent's slot because size(L) + size(R) + size(v) <= peak(v) <= the region, and the right
+  // child's region, shrunk by the left child, still holds peak(R). The root behaves like a node
+  // at the right end with no slot of its own.
+  struct region {
+    std::size_t node;
+    cost_type begin, end;
+    bool at_left_end;
+  };
+  std::vector<region> todo{{2 * n - 2, 0, plan.peak_temporary_elements_, false}};
+  while (!todo.empty()) {
+    const region r = todo.back();
+    todo.pop_back();
+    if (r.node < n) continue;
+    planned_product& pr = plan.products_[r.node - n];
+    pr.workspace_offset = r.at_left_end ? r.begin : r.end - size[r.node];
+    const cost_type left_size = size[pr.left];
+    if (r.at_left_end) {
+      todo.push_back({pr.right, r.begin, r.end - left_size, false});
+      todo.push_back({pr.left, r.begin, r.end, false});
+    } else {
+      todo.push_back({pr.right, r.begin + left_size, r.end, true});
+      todo.push_back({pr.left, r.begin, r.end, true});
+    }
+  }
 }
 
 }  // namespace detail

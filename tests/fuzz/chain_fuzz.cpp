@@ -39,5 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto plan = ordo::plan_chain(dims);
   if (plan.cost() != static_cast<std::uint64_t>(oracle.cost) || plan.order() != oracle.order) std::abort();
   if (plan.peak_temporary_elements() != ordo_test::simulated_peak_elements(plan)) std::abort();
+  if (!ordo_test::workspace_layout_is_valid(plan)) std::abort();
   return 0;
 }

@@ -102,6 +102,33 @@ std::uint64_t simulated_peak_elements(const Plan& plan) {
   return peak;
 }
 
+// Replays the plan with each intermediate at its workspace_offset: every intermediate must lie
+// inside [0, peak) and must not overlap another intermediate while both are alive.
+template <class Plan>
+bool workspace_layout_is_valid(const Plan& plan) {
+  const std::size_t n = plan.matrices();
+  const std::uint64_t capacity = plan.peak_temporary_elements();
+  std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> live;  // node -> [begin, end)
+  const auto products = plan.products();
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    const auto& step = products[p];
+    if (p + 1 < products.size()) {
+      const std::uint64_t begin = step.workspace_offset;
+      const std::uint64_t end = begin + std::uint64_t{step.rows} * step.cols;
+      if (end > capacity) return false;
+      for (const auto& [node, interval] : live) {
+        if (begin < interval.second && interval.first < end && begin != end && interval.first != interval.second) {
+          return false;
+        }
+      }
+      live[n + p] = {begin, end};
+    }
+    live.erase(step.left);
+    live.erase(step.right);
+  }
+  return true;
+}
+
 }  // namespace ordo_test
 
 #endif
