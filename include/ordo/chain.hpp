@@ -386,6 +386,48 @@ struct empty_chain {
 
 namespace detail {
 
+// Checks that adjacent static extents agree; ordo::dynamic is a wildcard, checked at run time.
+// On a mismatch it instantiates the diagnostic that names both operands and returns false.
+template <class... Shapes>
+consteval bool conforms_statically() {
+  constexpr std::size_t n = sizeof...(Shapes);
+  constexpr std::array<std::size_t, n> rows{Shapes::static_rows...};
+  constexpr std::array<std::size_t, n> cols{Shapes::static_cols...};
+  constexpr std::size_t first_mismatch = [&] {
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      if (cols[i] != dynamic && rows[i + 1] != dynamic && cols[i] != rows[i + 1]) return i;
+    }
+    return n;
+  }();
+  if constexpr (first_mismatch < n) {
+    constexpr std::size_t i = first_mismatch;
+    constexpr auto message = fixed_string<160>{}
+                                 .append("ordo: A")
+                                 .append(i + 1)
+                                 .append(" is ")
+                                 .append_extent(rows[i], dynamic)
+                                 .append("x")
+                                 .append(cols[i])
+                                 .append(" but A")
+                                 .append(i + 2)
+                                 .append(" is ")
+                                 .append(rows[i + 1])
+                                 .append("x")
+                                 .append_extent(cols[i + 1], dynamic)
+                                 .append(" (inner dimensions ")
+                                 .append(cols[i])
+                                 .append(" != ")
+                                 .append(rows[i + 1])
+                                 .append(")");
+    (void)diagnostic::inner_dimensions_mismatch<
+        typename diagnostic::A<i + 1>::template is<rows[i], cols[i]>,
+        typename diagnostic::A<i + 2>::template is<rows[i + 1], cols[i + 1]>, message>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
 template <class... Shapes>
 consteval auto static_chain_plan() {
   constexpr std::size_t n = sizeof...(Shapes);
@@ -398,12 +440,6 @@ consteval auto static_chain_plan() {
     constexpr std::size_t first_dynamic = [&] {
       for (std::size_t i = 0; i < n; ++i) {
         if (rows[i] == dynamic || cols[i] == dynamic) return i;
-      }
-      return n;
-    }();
-    constexpr std::size_t first_mismatch = [&] {
-      for (std::size_t i = 0; i + 1 < n; ++i) {
-        if (cols[i] != rows[i + 1]) return i;
       }
       return n;
     }();
@@ -421,29 +457,7 @@ consteval auto static_chain_plan() {
       (void)diagnostic::dynamic_extent_in_compile_time_chain<
           typename diagnostic::A<i + 1>::template is<rows[i], cols[i]>, message>{};
       return chain_plan<n>{};
-    } else if constexpr (first_mismatch < n) {
-      constexpr std::size_t i = first_mismatch;
-      constexpr auto message = fixed_string<160>{}
-                                   .append("ordo: A")
-                                   .append(i + 1)
-                                   .append(" is ")
-                                   .append(rows[i])
-                                   .append("x")
-                                   .append(cols[i])
-                                   .append(" but A")
-                                   .append(i + 2)
-                                   .append(" is ")
-                                   .append(rows[i + 1])
-                                   .append("x")
-                                   .append(cols[i + 1])
-                                   .append(" (inner dimensions ")
-                                   .append(cols[i])
-                                   .append(" != ")
-                                   .append(rows[i + 1])
-                                   .append(")");
-      (void)diagnostic::inner_dimensions_mismatch<
-          typename diagnostic::A<i + 1>::template is<rows[i], cols[i]>,
-          typename diagnostic::A<i + 2>::template is<rows[i + 1], cols[i + 1]>, message>{};
+    } else if constexpr (!conforms_statically<Shapes...>()) {
       return chain_plan<n>{};
     } else {
       std::array<std::size_t, n + 1> dims{};

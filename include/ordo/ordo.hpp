@@ -7,5 +7,8 @@
 #include <ordo/chain.hpp>
 
 #include <ordo/execution.hpp>
+#include <ordo/gemm.hpp>
+#include <ordo/matrix.hpp>
+#include <ordo/multiply.hpp>
 
 #endif

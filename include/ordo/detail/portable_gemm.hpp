@@ -1,0 +1,329 @@
+#ifndef ORDO_DETAIL_PORTABLE_GEMM_HPP
+#define ORDO_DETAIL_PORTABLE_GEMM_HPP
+
+// C = alpha * A * B + beta * C as one Kokkos team kernel for every execution space.
+//
+// The blocking is Goto's (K. Goto, R. van de Geijn, "Anatomy of high-performance matrix
+// multiplication", ACM TOMS 34(3), 2008) in the BLIS formulation (F. Van Zee, R. van de Geijn,
+// ACM TOMS 41(3), 2015): each team owns an mc x nc block of C; for every kc-deep slice of k it
+// packs the mc x kc block of A into mr-row micro-panels and the kc x nc block of B into nr-column
+// micro-panels in team scratch, then its threads run an mr x nr register-blocked micro-kernel over
+// the micro-tiles. Only the tile sizes depend on the execution space.
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+// Full unrolling of the micro-kernel's mr x nr loops is what lets the accumulators live in
+// registers (and lets host compilers turn each row of nr into whole vector operations).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__clang__)
+#define ORDO_IMPL_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ORDO_IMPL_UNROLL _Pragma("GCC unroll 64")
+#else
+#define ORDO_IMPL_UNROLL
+#endif
+
+namespace ordo::detail {
+
+// True for spaces that run on the host CPU (Serial, OpenMP, Threads, HPX), false for GPUs.
+template <class ExecutionSpace>
+inline constexpr bool gemm_runs_on_host_v =
+    Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
+
+// Host micro-kernels are written for the vector unit the compiler targets: the mr x nr
+// accumulators should fill most of the vector registers (16 with SSE2/AVX, 32 with AVX-512) and a
+// micro-panel row of B should be whole vectors.
+#if defined(__AVX512F__)
+inline constexpr int gemm_host_vector_bytes = 64;
+inline constexpr int gemm_host_vector_registers = 32;
+#elif defined(__AVX__)
+inline constexpr int gemm_host_vector_bytes = 32;
+inline constexpr int gemm_host_vector_registers = 16;
+#else
+inline constexpr int gemm_host_vector_bytes = 16;
+inline constexpr int gemm_host_vector_registers = 16;
+#endif
+
+// SSE2 (the x86-64 baseline) has no broadcast load (movddup is SSE3, vbroadcast AVX): a broadcast
+// of one element of A costs a shuffle, and shuffles compete with the multiplies and adds. Without
+// AVX the packed A therefore holds each element once per vector lane, so that the micro-kernel
+// reads ready-made broadcasts with plain vector loads.
+template <class T>
+inline constexpr int gemm_host_a_copies =
+#if defined(__AVX__)
+    1;
+#else
+    gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 1
+        ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
+        : 1;
+#endif
+
+// g++ 12's SLP vectorizer builds the accumulator vectors of the micro-kernel in reverse lane
+// order when the accumulation runs forward and then shuffles every vector on every step of k
+// (about 15-20% of the micro-kernel with SSE2/AVX2); written backwards, the vectors come out in
+// order. clang wants it forward (backwards it gives up on AVX-512 altogether).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+inline constexpr bool gemm_reverse_accumulation = true;
+#else
+inline constexpr bool gemm_reverse_accumulation = false;
+#endif
+
+// Tile sizes of portable_gemm for one execution space and value type.
+//   mr x nr: the register block of one thread (the micro-tile of C),
+//   mc x nc: the block of C one team owns, kc: the depth of one packed slice of A and B,
+//   team_size: threads per team, a_copies: how often packed A holds each element.
+// Host: one thread per team. The accumulators take half of the vector registers, as two vectors
+// per row of the micro-tile (4 x 4 doubles with SSE2, 8 x 16 with AVX-512); a kc x nr micro-panel
+// of B stays in L1 while the mc x kc block of A (256-512 KiB) streams from L2.
+template <class ExecutionSpace, class T, bool host = gemm_runs_on_host_v<ExecutionSpace>>
+struct gemm_tiling {
+  static constexpr int lanes = gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 0
+                                   ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
+                                   : 1;
+  static constexpr int mr = gemm_host_vector_registers / 4;
+  static constexpr int nr = 2 * lanes;
+  static constexpr int kc = 256;
+  static constexpr int mc = 128;
+  static constexpr int nc = 512;
+  static constexpr int team_size = 1;
+  static constexpr int a_copies = gemm_host_a_copies<T>;
+};
+
+// GPUs: 256 threads per team, each owning one 4 x 4 micro-tile of a 64 x 64 block; both packed
+// slices together (8 KiB of doubles) stay far within the 48 KiB of shared memory of every CUDA
+// GPU, leaving room for several teams per multiprocessor.
+template <class ExecutionSpace, class T>
+struct gemm_tiling<ExecutionSpace, T, false> {
+  static constexpr int mr = 4;
+  static constexpr int nr = 4;
+  static constexpr int kc = 16;
+  static constexpr int mc = 64;
+  static constexpr int nc = 64;
+  static constexpr int team_size = (mc / mr) * (nc / nr);
+  static constexpr int a_copies = 1;
+};
+
+template <class ExecutionSpace, class AView, class BView, class CView>
+struct portable_gemm_kernel {
+  using value_type = typename CView::non_const_value_type;
+  using tiling = gemm_tiling<ExecutionSpace, value_type>;
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using scratch_view = Kokkos::View<value_type*, typename ExecutionSpace::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+
+  static constexpr int mr = tiling::mr;
+  static constexpr int nr = tiling::nr;
+  static constexpr int mc = tiling::mc;
+  static constexpr int nc = tiling::nc;
+  static constexpr int kc = tiling::kc;
+  static constexpr int a_copies = tiling::a_copies;
+  static constexpr int a_step = mr * a_copies;  // elements of packed A per step of k
+  static_assert(mc % mr == 0 && nc % nr == 0, "ordo: gemm_tiling needs mc % mr == 0 and nc % nr == 0");
+
+  AView a;
+  BView b;
+  CView c;
+  value_type alpha;
+  value_type beta;
+  std::int64_t m;
+  std::int64_t n;
+  std::int64_t k;  // 0 when alpha == 0: then A and B are not read, as in BLAS
+  std::int64_t column_blocks;
+  int scratch_level;
+
+  static std::size_t scratch_bytes() {
+    return scratch_view::shmem_size(static_cast<std::size_t>(mc) * kc * a_copies) +
+           scratch_view::shmem_size(static_cast<std::size_t>(nc) * kc);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::int64_t min(std::int64_t x, std::int64_t y) {
+    return x < y ? x : y;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const std::int64_t block = team.league_rank();
+    const std::int64_t i0 = block / column_blocks * mc;
+    const std::int64_t j0 = block % column_blocks * nc;
+    const int mb = static_cast<int>(min(mc, m - i0));
+    const int nb = static_cast<int>(min(nc, n - j0));
+    const int row_panels = (mb + mr - 1) / mr;
+    const int column_panels = (nb + nr - 1) / nr;
+
+    const scratch_view a_packed(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(mc) * kc * a_copies);
+    const scratch_view b_packed(team.team_scratch(scratch_level), static_cast<std::size_t>(nc) * kc);
+
+    // k == 0 still runs one (empty) slice so that C = beta * C is written.
+    for (std::int64_t p0 = 0; p0 < k || p0 == 0; p0 += kc) {
+      const int kb = static_cast<int>(min(kc, k - p0));
+      const bool first_slice = p0 == 0;
+
+      // A(i0 + r * mr + ii, p0 + p) -> a_packed[(r * kc + p) * mr + ii]; rows past m are zero.
+      // The flat index runs over kc (a constant) rather than kb so that splitting it is cheap.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_panels * kc), [&](const int rp) {
+        const int r = rp / kc;
+        const int p = rp % kc;
+        if (p >= kb) return;
+        value_type* dst = a_packed.data() + static_cast<std::ptrdiff_t>(rp) * a_step;
+        const std::int64_t i = i0 + r * mr;
+        const std::int64_t q = p0 + p;
+        if (mb - r * mr >= mr) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mr), [&](const int ii) {
+            const auto value = static_cast<value_type>(a(i + ii, q));
+            for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
+          });
+        } else {
+          const int rows = mb - r * mr;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mr), [&](const int ii) {
+            const value_type value = ii < rows ? static_cast<value_type>(a(i + ii, q)) : value_type(0);
+            for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
+          });
+        }
+      });
+      // B(p0 + p, j0 + s * nr + jj) -> b_packed[(s * kc + p) * nr + jj]; columns past n are zero.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, column_panels * kc), [&](const int sp) {
+        const int s = sp / kc;
+        const int p = sp % kc;
+        if (p >= kb) return;
+        value_type* dst = b_packed.data() + static_cast<std::ptrdiff_t>(sp) * nr;
+        const std::int64_t j = j0 + s * nr;
+        const std::int64_t q = p0 + p;
+        if (nb - s * nr >= nr) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const int jj) {
+            dst[jj] = static_cast<value_type>(b(q, j + jj));
+          });
+        } else {
+          const int columns = nb - s * nr;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const int jj) {
+            dst[jj] = jj < columns ? static_cast<value_type>(b(q, j + jj)) : value_type(0);
+          });
+        }
+      });
+      team.team_barrier();
+
+      // Column panels outermost: one micro-panel of B stays in L1 across all row panels of A.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_panels * column_panels), [&](const int t) {
+        const int s = t / row_panels;
+        const int r = t % row_panels;
+        micro_tile(a_packed.data() + static_cast<std::ptrdiff_t>(r) * kc * a_step,
+                   b_packed.data() + static_cast<std::ptrdiff_t>(s) * kc * nr, kb, i0 + r * mr,
+                   j0 + s * nr, static_cast<int>(min(mr, mb - r * mr)),
+                   static_cast<int>(min(nr, nb - s * nr)), first_slice);
+      });
+      team.team_barrier();
+    }
+  }
+
+  // acc = A_panel * B_panel over kb, then C_tile = alpha * acc + (first slice ? beta * C : C).
+  KOKKOS_INLINE_FUNCTION void micro_tile(const value_type* a_panel, const value_type* b_panel,
+                                         const int kb, const std::int64_t i, const std::int64_t j,
+                                         const int rows, const int columns,
+                                         const bool first_slice) const {
+    value_type acc[mr][nr] = {};
+    for (int p = 0; p < kb; ++p) {
+      const value_type* a_p = a_panel + p * a_step;
+      const value_type* b_p = b_panel + p * nr;
+      ORDO_IMPL_UNROLL
+      for (int ii = 0; ii < mr; ++ii) {
+        value_type product[nr];
+        ORDO_IMPL_UNROLL
+        for (int jj = 0; jj < nr; ++jj) {
+          product[jj] = static_cast<value_type>(a_p[ii * a_copies + jj % a_copies] * b_p[jj]);
+        }
+        ORDO_IMPL_UNROLL
+        for (int jj = 0; jj < nr; ++jj) {
+          const int column = gemm_reverse_accumulation ? nr - 1 - jj : jj;
+          acc[ii][column] = static_cast<value_type>(acc[ii][column] + product[column]);
+        }
+      }
+    }
+    if (!first_slice) {
+      store(i, j, rows, columns, [&](const value_type& cij, const int ii, const int jj) {
+        return static_cast<value_type>(cij + alpha * acc[ii][jj]);
+      });
+    } else if (k == 0) {
+      // Nothing to add: C = beta * C, and BLAS writes zeros (does not read C) when beta == 0.
+      if (beta == value_type(0)) {
+        store(i, j, rows, columns, [](const value_type&, int, int) { return value_type(0); });
+      } else {
+        store(i, j, rows, columns, [&](const value_type& cij, int, int) {
+          return static_cast<value_type>(beta * cij);
+        });
+      }
+    } else if (beta == value_type(0)) {
+      store(i, j, rows, columns, [&](const value_type&, const int ii, const int jj) {
+        return static_cast<value_type>(alpha * acc[ii][jj]);
+      });
+    } else {
+      store(i, j, rows, columns, [&](const value_type& cij, const int ii, const int jj) {
+        return static_cast<value_type>(beta * cij + alpha * acc[ii][jj]);
+      });
+    }
+  }
+
+  // C(i + ii, j + jj) = f(C(i + ii, j + jj), ii, jj) over the rows x columns corner of the tile,
+  // walking C's contiguous index innermost when the layout says which one it is.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void store(const std::int64_t i, const std::int64_t j, const int rows,
+                                    const int columns, const F& f) const {
+    if constexpr (std::is_same_v<typename CView::array_layout, Kokkos::LayoutLeft>) {
+      for (int jj = 0; jj < columns; ++jj) {
+        for (int ii = 0; ii < rows; ++ii) {
+          value_type& cij = c(i + ii, j + jj);
+          cij = f(cij, ii, jj);
+        }
+      }
+    } else {
+      for (int ii = 0; ii < rows; ++ii) {
+        for (int jj = 0; jj < columns; ++jj) {
+          value_type& cij = c(i + ii, j + jj);
+          cij = f(cij, ii, jj);
+        }
+      }
+    }
+  }
+};
+
+// C = alpha * A * B + beta * C. A (m x k), B (k x n), C (m x n) are rank-2 Kokkos::Views whose
+// memory ExecutionSpace can access, of any layout, value type any arithmetic type. When
+// beta == 0, C is not read; when alpha == 0 or k == 0, A and B are not read (BLAS semantics).
+// Asynchronous on `space`. Preconditions (extents conform) are checked by the caller.
+template <class ExecutionSpace, class AView, class BView, class CView>
+void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha,
+                   const AView& a, const BView& b, typename CView::non_const_value_type beta,
+                   const CView& c) {
+  static_assert(Kokkos::is_view<AView>::value && Kokkos::is_view<BView>::value &&
+                    Kokkos::is_view<CView>::value,
+                "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires Kokkos::Views");
+  static_assert(AView::rank == 2 && BView::rank == 2 && CView::rank == 2,
+                "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires rank-2 views");
+  static_assert(std::is_arithmetic_v<typename CView::non_const_value_type>,
+                "ordo::detail::portable_gemm requires an arithmetic value type");
+  using value_type = typename CView::non_const_value_type;
+  using kernel = portable_gemm_kernel<ExecutionSpace, AView, BView, CView>;
+
+  const auto m = static_cast<std::int64_t>(c.extent(0));
+  const auto n = static_cast<std::int64_t>(c.extent(1));
+  const auto k = alpha == value_type(0) ? std::int64_t{0} : static_cast<std::int64_t>(a.extent(1));
+  if (m == 0 || n == 0 || (k == 0 && beta == value_type(1))) return;
+
+  const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
+  const std::int64_t column_blocks = (n + kernel::nc - 1) / kernel::nc;
+  const std::size_t bytes = kernel::scratch_bytes();
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
+  // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
+  // limit but back both levels with the same memory, so large host tiles use level 1.
+  const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
+  const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, level};
+  const policy_type policy =
+      policy_type(space, static_cast<int>(row_blocks * column_blocks), kernel::tiling::team_size)
+          .set_scratch_size(level, Kokkos::PerTeam(static_cast<int>(bytes)));
+  Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
+}
+
+}  // namespace ordo::detail
+
+#endif

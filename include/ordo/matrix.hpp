@@ -1,0 +1,93 @@
+#ifndef ORDO_MATRIX_HPP
+#define ORDO_MATRIX_HPP
+
+// ordo::matrix: a row-major Kokkos::View with static or dynamic extents that names its shape, so
+// the chain planner accepts it directly.
+
+#include <ordo/shape.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace ordo {
+
+// A Rows x Cols matrix of T in the memory of ExecutionSpace. Extents given as ordo::dynamic are
+// set at construction. Copies share the data, like Kokkos::View.
+template <class T, std::size_t Rows, std::size_t Cols, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+class matrix {
+ public:
+  using value_type = T;
+  using execution_space = ExecutionSpace;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using view_type = Kokkos::View<T**, Kokkos::LayoutRight, memory_space>;
+  using shape_type = ordo::shape<Rows, Cols>;
+  static constexpr std::size_t static_rows = Rows;
+  static constexpr std::size_t static_cols = Cols;
+
+  static_assert(std::is_arithmetic_v<T>, "ordo::matrix<T, ...> requires an arithmetic scalar type T");
+
+  // Allocates (zero-initialized). The constructor takes exactly the dynamic extents, rows first.
+  matrix()
+    requires shape_type::is_static
+      : view_(default_label(), Rows, Cols) {}
+
+  explicit matrix(std::size_t dynamic_extent)
+    requires(shape_type::dynamic_extent_count == 1)
+      : view_(default_label(), Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols) {}
+
+  matrix(std::size_t rows, std::size_t cols)
+    requires(shape_type::dynamic_extent_count == 2)
+      : view_(default_label(), rows, cols) {}
+
+  // Wraps an existing View without copying. Its extents must match the static ones.
+  explicit matrix(view_type view) : view_(std::move(view)) {
+    if ((Rows != dynamic && view_.extent(0) != Rows) || (Cols != dynamic && view_.extent(1) != Cols)) {
+      throw std::invalid_argument("ordo::matrix: the View is " + std::to_string(view_.extent(0)) + "x" +
+                                  std::to_string(view_.extent(1)) + " but the matrix type is " + extent_name(Rows) +
+                                  "x" + extent_name(Cols));
+    }
+  }
+
+  const view_type& view() const noexcept { return view_; }
+  std::size_t rows() const noexcept { return view_.extent(0); }
+  std::size_t cols() const noexcept { return view_.extent(1); }
+  shape_type shape() const noexcept {
+    if constexpr (shape_type::dynamic_extent_count == 0) {
+      return shape_type{};
+    } else if constexpr (shape_type::dynamic_extent_count == 1) {
+      return shape_type{Rows == dynamic ? rows() : cols()};
+    } else {
+      return shape_type{rows(), cols()};
+    }
+  }
+
+  // Element access where memory_space is accessible (host code for host spaces, kernels).
+  KOKKOS_INLINE_FUNCTION T& operator()(std::size_t i, std::size_t j) const { return view_(i, j); }
+
+ private:
+  static std::string extent_name(std::size_t extent) {
+    return extent == dynamic ? std::string("dynamic") : std::to_string(extent);
+  }
+  static std::string default_label() { return "ordo::matrix"; }
+
+  view_type view_;
+};
+
+template <class T>
+inline constexpr bool is_matrix_v = false;
+
+template <class T, std::size_t Rows, std::size_t Cols, class ExecutionSpace>
+inline constexpr bool is_matrix_v<matrix<T, Rows, Cols, ExecutionSpace>> = true;
+
+// Any ordo::matrix, whatever its scalar type, extents and execution space.
+template <class T>
+concept any_matrix = is_matrix_v<std::remove_cvref_t<T>>;
+
+}  // namespace ordo
+
+#endif

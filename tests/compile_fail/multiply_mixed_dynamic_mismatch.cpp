@@ -1,0 +1,11 @@
+// Static extents that disagree are caught at compile time even when other extents are dynamic.
+// needs: kokkos
+// expect-gcc: ordo: A1 is dynamicx64 but A2 is 63x8 (inner dimensions 64 != 63)
+// expect: ordo: chain operands do not conform
+#include <ordo/multiply.hpp>
+
+void f(std::size_t n) {
+  ordo::matrix<float, ordo::dynamic, 64> x(n);
+  ordo::matrix<float, 63, 8> w;
+  auto r = ordo::multiply(x, w);
+}

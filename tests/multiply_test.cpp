@@ -1,0 +1,351 @@
+#include <ordo/multiply.hpp>
+
+#include "support/brute_force_chain.hpp"
+#include "support/execution_spaces.hpp"
+#include "support/kokkos_tools_recorder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// Host copies of matrices, through mirrors so the same test serves device spaces.
+template <class M>
+std::vector<typename M::value_type> to_host(const M& m) {
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.view());
+  std::vector<typename M::value_type> out(m.rows() * m.cols());
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    for (std::size_t j = 0; j < m.cols(); ++j) out[i * m.cols() + j] = mirror(i, j);
+  }
+  return out;
+}
+
+template <class M>
+void fill(const M& m, const std::vector<typename M::value_type>& values) {
+  auto mirror = Kokkos::create_mirror_view(m.view());
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    for (std::size_t j = 0; j < m.cols(); ++j) mirror(i, j) = values[i * m.cols() + j];
+  }
+  Kokkos::deep_copy(m.view(), mirror);
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
+  std::vector<T> v(count);
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int> d(-2, 2);
+    for (auto& x : v) x = static_cast<T>(d(rng));
+  } else {
+    std::uniform_real_distribution<double> d(-1.0, 1.0);
+    for (auto& x : v) x = static_cast<T>(d(rng));
+  }
+  return v;
+}
+
+// Naive left-to-right reference: in long double for floating point, exactly for integers. Also
+// returns |A1| |A2| ... |An|, the scale of the rounding error bound.
+struct reference_product {
+  std::vector<long double> value, magnitude;
+  std::size_t rows = 0, cols = 0;
+};
+
+template <class T>
+reference_product left_to_right(const std::vector<std::vector<T>>& ops, const std::vector<std::size_t>& dims) {
+  reference_product r;
+  r.rows = dims[0];
+  r.cols = dims[1];
+  r.value.assign(ops[0].begin(), ops[0].end());
+  r.magnitude.resize(r.value.size());
+  for (std::size_t i = 0; i < r.value.size(); ++i) r.magnitude[i] = std::fabs(r.value[i]);
+  for (std::size_t p = 1; p < ops.size(); ++p) {
+    const std::size_t k = dims[p], n = dims[p + 1];
+    std::vector<long double> next(r.rows * n, 0.0L), next_magnitude(r.rows * n, 0.0L);
+    for (std::size_t i = 0; i < r.rows; ++i) {
+      for (std::size_t l = 0; l < k; ++l) {
+        const long double a = r.value[i * k + l], am = r.magnitude[i * k + l];
+        for (std::size_t j = 0; j < n; ++j) {
+          next[i * n + j] += a * static_cast<long double>(ops[p][l * n + j]);
+          next_magnitude[i * n + j] += am * std::fabs(static_cast<long double>(ops[p][l * n + j]));
+        }
+      }
+    }
+    r.value = std::move(next);
+    r.magnitude = std::move(next_magnitude);
+    r.cols = n;
+  }
+  return r;
+}
+
+// Integers: exact. Floating point: |computed - exact| <= 2 K u (|A1|...|An|) elementwise, K the sum
+// of the inner dimensions (Higham, Accuracy and Stability, 3.5: gamma_K for a product chain).
+template <class T>
+bool within_bound(const std::vector<T>& computed, const reference_product& ref, const std::vector<std::size_t>& dims) {
+  if (computed.size() != ref.value.size()) return false;
+  long double inner = 0;
+  for (std::size_t i = 1; i + 1 < dims.size(); ++i) inner += static_cast<long double>(dims[i]);
+  for (std::size_t i = 0; i < computed.size(); ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      if (static_cast<long double>(computed[i]) != ref.value[i]) return false;
+    } else {
+      const long double u = std::numeric_limits<T>::epsilon() / 2;
+      const long double bound = 2 * inner * u * ref.magnitude[i] + std::numeric_limits<T>::denorm_min();
+      if (std::fabs(static_cast<long double>(computed[i]) - ref.value[i]) > bound) return false;
+    }
+  }
+  return true;
+}
+
+// Kokkos pads every View allocation to a whole number of 8-byte words.
+constexpr std::uint64_t allocation_bytes(std::uint64_t elements, std::size_t element_size) {
+  return (elements * element_size + 7) / 8 * 8;
+}
+
+struct gemm_call {
+  std::size_t m, k, n;
+  std::string backend;
+  friend bool operator==(const gemm_call&, const gemm_call&) = default;
+};
+
+std::vector<gemm_call> gemm_calls(const std::vector<std::string>& regions) {
+  std::vector<gemm_call> calls;
+  for (const std::string& region : regions) {
+    if (region.rfind("ordo::gemm ", 0) != 0) continue;
+    std::istringstream in(region.substr(11));
+    gemm_call c{};
+    char x1 = 0, x2 = 0;
+    in >> c.m >> x1 >> c.k >> x2 >> c.n >> c.backend;
+    calls.push_back(c);
+  }
+  return calls;
+}
+
+template <class Plan>
+std::vector<gemm_call> planned_calls(const Plan& plan, const std::string& backend) {
+  std::vector<gemm_call> calls;
+  for (const auto& step : plan.products()) calls.push_back({step.rows, step.inner, step.cols, backend});
+  return calls;
+}
+
+template <class T, class ExecutionSpace>
+std::string expected_backend(ordo::gemm_backend requested) {
+#if defined(ORDO_HAS_BLAS) && !defined(ORDO_FORCE_PORTABLE_GEMM)
+  if (requested == ordo::gemm_backend::automatic && ordo::is_host_space_v<ExecutionSpace> &&
+      (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    return "blas";
+  }
+#endif
+  (void)requested;
+  return "portable";
+}
+
+// Multiplies a random chain with the given dims (run-time extents) through chain + evaluate and
+// checks the value, the sequence of products and the bytes allocated.
+template <class T, class ExecutionSpace, std::size_t N>
+void check_dynamic_chain(const std::vector<std::size_t>& dims, std::mt19937_64& rng, ordo::gemm_backend backend) {
+  using dyn = ordo::matrix<T, ordo::dynamic, ordo::dynamic, ExecutionSpace>;
+  std::vector<std::vector<T>> values(N);
+  const auto operands = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<dyn, N>{dyn(dims[I], dims[I + 1])...};
+  }(std::make_index_sequence<N>{});
+  for (std::size_t i = 0; i < N; ++i) {
+    values[i] = random_values<T>(dims[i] * dims[i + 1], rng);
+    fill(operands[i], values[i]);
+  }
+  const auto expression = std::apply([](const auto&... m) { return ordo::chain(m...); }, operands);
+  dyn result(dims[0], dims[N]);
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    ordo::evaluate(expression, result, backend);
+    // Only the workspace is allocated, and it is exactly the predicted peak, checked independently.
+    const std::uint64_t peak = ordo_test::simulated_peak_elements(expression.plan());
+    CHECK(recorder.allocated_bytes() == allocation_bytes(peak, sizeof(T)));
+    if (N > 1) CHECK(gemm_calls(recorder.regions()) == planned_calls(expression.plan(), expected_backend<T, ExecutionSpace>(backend)));
+  }
+  const auto plan = ordo::plan_chain(dims);
+  CHECK(expression.plan().order() == plan.order());
+  CHECK(within_bound(to_host(result), left_to_right(values, dims), dims));
+}
+
+template <class T, class ExecutionSpace>
+void check_random_dynamic_chains(ordo::gemm_backend backend, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> dim(1, std::is_integral_v<T> ? 12 : 40);
+  [&]<std::size_t... N>(std::index_sequence<N...>) {
+    const auto one = [&]<std::size_t Count>(std::integral_constant<std::size_t, Count>) {
+      std::vector<std::size_t> dims(Count + 1);
+      for (auto& d : dims) d = dim(rng);
+      CAPTURE(Count);
+      check_dynamic_chain<T, ExecutionSpace, Count>(dims, rng, backend);
+    };
+    (one(std::integral_constant<std::size_t, N + 1>{}), ...);
+  }(std::make_index_sequence<12>{});
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("the seed chain is computed as A(BC) and matches the naive product", ExecutionSpace,
+                          seed_chain_id) {
+  using A = ordo::matrix<double, 100, 5, ExecutionSpace>;
+  using B = ordo::matrix<double, 5, 200, ExecutionSpace>;
+  using C = ordo::matrix<double, 200, 20, ExecutionSpace>;
+  A a;
+  B b;
+  C c;
+  std::mt19937_64 rng(1);
+  const std::vector<std::vector<double>> values{random_values<double>(500, rng), random_values<double>(1000, rng),
+                                                random_values<double>(4000, rng)};
+  fill(a, values[0]);
+  fill(b, values[1]);
+  fill(c, values[2]);
+
+  auto e = ordo::chain(a, b, c);
+  static_assert(decltype(e)::cost() == 30'000);
+  static_assert(decltype(e)::left_to_right_cost() == 500'000);
+  static_assert(decltype(e)::order() == "(A1(A2A3))");
+  static_assert(std::is_same_v<decltype(ordo::multiply(a, b, c)), ordo::matrix<double, 100, 20, ExecutionSpace>>);
+  CHECK(decltype(e)::cost() == 30'000);
+  CHECK(e.plan().order() == "(A1(A2A3))");
+
+  const std::vector<std::size_t> dims{100, 5, 200, 20};
+  const auto reference = left_to_right(values, dims);
+  ordo::matrix<double, 100, 20, ExecutionSpace> warm = ordo::multiply(a, b, c);  // sizes the thread pools
+  CHECK(within_bound(to_host(warm), reference, dims));
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    const auto r = ordo::multiply(a, b, c);
+    // The workspace holds B*C (5x20); the result is 100x20.
+    CHECK(recorder.allocated_bytes() == allocation_bytes(5 * 20, sizeof(double)) + allocation_bytes(100 * 20, sizeof(double)));
+    CHECK(gemm_calls(recorder.regions()) ==
+          std::vector<gemm_call>{{5, 200, 20, expected_backend<double, ExecutionSpace>(ordo::gemm_backend::automatic)},
+                                 {100, 5, 20, expected_backend<double, ExecutionSpace>(ordo::gemm_backend::automatic)}});
+    CHECK(within_bound(to_host(r), reference, dims));
+  }
+  ordo::matrix<double, 100, 20, ExecutionSpace> into;
+  ordo::evaluate(e, into, ordo::gemm_backend::portable);
+  CHECK(within_bound(to_host(into), reference, dims));
+}
+ORDO_TEST_ALL_SPACES(seed_chain_id);
+
+TEST_CASE_TEMPLATE_DEFINE("static chains of 6 and 12 matrices follow their compile-time plans", ExecutionSpace,
+                          static_chain_id) {
+  std::mt19937_64 rng(2);
+  // CLRS dims.
+  ordo::matrix<float, 30, 35, ExecutionSpace> a1;
+  ordo::matrix<float, 35, 15, ExecutionSpace> a2;
+  ordo::matrix<float, 15, 5, ExecutionSpace> a3;
+  ordo::matrix<float, 5, 10, ExecutionSpace> a4;
+  ordo::matrix<float, 10, 20, ExecutionSpace> a5;
+  ordo::matrix<float, 20, 25, ExecutionSpace> a6;
+  const std::vector<std::size_t> dims{30, 35, 15, 5, 10, 20, 25};
+  std::vector<std::vector<float>> values;
+  std::apply(
+      [&](const auto&... m) {
+        ((values.push_back(random_values<float>(m.rows() * m.cols(), rng)), fill(m, values.back())), ...);
+      },
+      std::tie(a1, a2, a3, a4, a5, a6));
+  auto e = ordo::chain(a1, a2, a3, a4, a5, a6);
+  static_assert(decltype(e)::cost() == 15'125 && decltype(e)::order() == "((A1(A2A3))((A4A5)A6))");
+  for (const auto backend : {ordo::gemm_backend::automatic, ordo::gemm_backend::portable}) {
+    ordo::matrix<float, 30, 25, ExecutionSpace> r;
+    ordo_test::kokkos_tools_recorder recorder;
+    ordo::evaluate(e, r, backend);
+    CHECK(gemm_calls(recorder.regions()) == planned_calls(e.plan(), expected_backend<float, ExecutionSpace>(backend)));
+    CHECK(within_bound(to_host(r), left_to_right(values, dims), dims));
+  }
+
+  using i64 = std::int64_t;
+  ordo::matrix<i64, 3, 9, ExecutionSpace> b1;
+  ordo::matrix<i64, 9, 1, ExecutionSpace> b2;
+  ordo::matrix<i64, 1, 12, ExecutionSpace> b3;
+  ordo::matrix<i64, 12, 7, ExecutionSpace> b4;
+  ordo::matrix<i64, 7, 7, ExecutionSpace> b5;
+  ordo::matrix<i64, 7, 2, ExecutionSpace> b6;
+  ordo::matrix<i64, 2, 11, ExecutionSpace> b7;
+  ordo::matrix<i64, 11, 5, ExecutionSpace> b8;
+  ordo::matrix<i64, 5, 8, ExecutionSpace> b9;
+  ordo::matrix<i64, 8, 3, ExecutionSpace> b10;
+  ordo::matrix<i64, 3, 10, ExecutionSpace> b11;
+  ordo::matrix<i64, 10, 4, ExecutionSpace> b12;
+  const std::vector<std::size_t> int_dims{3, 9, 1, 12, 7, 7, 2, 11, 5, 8, 3, 10, 4};
+  std::vector<std::vector<i64>> ints;
+  std::apply(
+      [&](const auto&... m) {
+        ((ints.push_back(random_values<i64>(m.rows() * m.cols(), rng)), fill(m, ints.back())), ...);
+      },
+      std::tie(b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12));
+  const auto r = ordo::multiply(b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, ordo::matrix<i64, 3, 4, ExecutionSpace>>);
+  const auto oracle = ordo_test::brute_force_optimum(int_dims);
+  static_assert(decltype(ordo::chain(b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12))::matrices == 12);
+  CHECK(ordo::chain(b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12).plan().order() == oracle.order);
+  CHECK(within_bound(to_host(r), left_to_right(ints, int_dims), int_dims));
+}
+ORDO_TEST_ALL_SPACES(static_chain_id);
+
+TEST_CASE_TEMPLATE_DEFINE("random dynamic chains of 1 to 12 matrices, float, double and int64", ExecutionSpace,
+                          dynamic_chain_id) {
+  for (const auto backend : {ordo::gemm_backend::automatic, ordo::gemm_backend::portable}) {
+    check_random_dynamic_chains<double, ExecutionSpace>(backend, 11);
+    check_random_dynamic_chains<float, ExecutionSpace>(backend, 12);
+  }
+  check_random_dynamic_chains<std::int64_t, ExecutionSpace>(ordo::gemm_backend::automatic, 13);
+}
+ORDO_TEST_ALL_SPACES(dynamic_chain_id);
+
+TEST_CASE_TEMPLATE_DEFINE("mixed static and dynamic extents are planned at run time", ExecutionSpace, mixed_id) {
+  const std::size_t n = 33;
+  ordo::matrix<float, ordo::dynamic, 64, ExecutionSpace> x(n);
+  ordo::matrix<float, 64, 8, ExecutionSpace> w1;
+  ordo::matrix<float, 8, ordo::dynamic, ExecutionSpace> w2(128);
+  ordo::matrix<float, ordo::dynamic, 3, ExecutionSpace> w3(128);
+  std::mt19937_64 rng(3);
+  std::vector<std::vector<float>> values;
+  std::apply(
+      [&](const auto&... m) {
+        ((values.push_back(random_values<float>(m.rows() * m.cols(), rng)), fill(m, values.back())), ...);
+      },
+      std::tie(x, w1, w2, w3));
+  const auto y = ordo::multiply(x, w1, w2, w3);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(y)>, ordo::matrix<float, ordo::dynamic, 3, ExecutionSpace>>);
+  CHECK(y.rows() == n);
+  const std::vector<std::size_t> dims{n, 64, 8, 128, 3};
+  CHECK(ordo::chain(x, w1, w2, w3).plan().order() == ordo::plan_chain(dims).order());
+  CHECK(within_bound(to_host(y), left_to_right(values, dims), dims));
+}
+ORDO_TEST_ALL_SPACES(mixed_id);
+
+TEST_CASE_TEMPLATE_DEFINE("bad input: mismatched, wrongly sized or aliased matrices are refused", ExecutionSpace,
+                          errors_id) {
+  using dyn = ordo::matrix<double, ordo::dynamic, ordo::dynamic, ExecutionSpace>;
+  const dyn a(100, 5), b(5, 200), c(100, 20);
+  CHECK_THROWS_WITH_AS(ordo::multiply(a, b, c), "ordo::multiply: A2 is 5x200 but A3 is 100x20 (inner dimensions 200 != 100)",
+                       std::invalid_argument);
+  const dyn good_c(200, 20);
+  const auto e = ordo::chain(a, b, good_c);
+  dyn wrong(100, 21);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(e, wrong),
+                       "ordo::evaluate: the chain's result is 100x20 but the result matrix is 100x21",
+                       std::invalid_argument);
+  const dyn square(5, 5);
+  CHECK_THROWS_AS(ordo::evaluate(ordo::chain(square, square), square), std::invalid_argument);
+  CHECK_THROWS_AS(ordo::gemm(ExecutionSpace(), 1.0, a.view(), c.view(), 0.0, wrong.view()), std::invalid_argument);
+
+  // Zero-sized inner dimensions are legal: the product is all zeros.
+  const dyn p(3, 0), q(0, 4);
+  dyn r(3, 4);
+  Kokkos::deep_copy(r.view(), 7.0);
+  ordo::evaluate(ordo::chain(p, q), r);
+  const auto host = to_host(r);
+  CHECK(std::all_of(host.begin(), host.end(), [](double v) { return v == 0.0; }));
+}
+ORDO_TEST_ALL_SPACES(errors_id);
