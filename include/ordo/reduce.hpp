@@ -1,0 +1,494 @@
+#ifndef ORDO_REDUCE_HPP
+#define ORDO_REDUCE_HPP
+
+// Sums and means of rank-1 Views under a choice of summation policy:
+//   float s = ordo::sum(x);                                   // exact, correctly rounded
+//   double m = ordo::mean(x, ordo::summation::kahan);
+//   float p = ordo::sum(Kokkos::OpenMP{}, x, ordo::summation::pairwise);
+//   double d = ordo::sum<double>(x);                           // float input, double result
+// Each policy is also a Kokkos reducer (ordo::reducers::...) for users' own parallel_reduce.
+// Error bounds and measurements: docs/reductions.md.
+
+#include <ordo/detail/exact_accumulator.hpp>
+#include <ordo/detail/exact_rounding.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+
+namespace ordo {
+
+namespace summation {
+
+// Left to right in the accumulation type; per thread, then joined.
+struct naive_t {};
+// numpy's scheme: 128-element blocks summed with 8 partial sums, blocks combined pairwise.
+struct pairwise_t {};
+// Kahan's compensated sum.
+struct kahan_t {};
+// Neumaier's compensated sum, robust when an addend exceeds the running sum.
+struct neumaier_t {};
+// The exact sum rounded once to nearest-even: bitwise identical for any thread count, execution
+// space, chunking or order of the input.
+struct exact_t {};
+
+inline constexpr naive_t naive{};
+inline constexpr pairwise_t pairwise{};
+inline constexpr kahan_t kahan{};
+inline constexpr neumaier_t neumaier{};
+inline constexpr exact_t exact{};
+
+}  // namespace summation
+
+template <class P>
+inline constexpr bool is_summation_policy_v =
+    std::is_same_v<P, summation::naive_t> || std::is_same_v<P, summation::pairwise_t> ||
+    std::is_same_v<P, summation::kahan_t> || std::is_same_v<P, summation::neumaier_t> ||
+    std::is_same_v<P, summation::exact_t>;
+
+template <class P>
+concept summation_policy = is_summation_policy_v<std::remove_cvref_t<P>>;
+
+namespace detail {
+
+// A running sum and its compensation.
+template <class T>
+struct compensated {
+  T sum;
+  T compensation;
+};
+
+// Values for the pairwise reducer: partial[l] holds the sum of 2^l blocks when bit l of
+// occupied is set, like the digits of a binary counter; merging two counters adds them digit by
+// digit, so every addition combines sums of equal size.
+template <class T>
+struct pairwise_counter {
+  static constexpr int levels = 64;
+  T partial[levels];
+  std::uint64_t occupied;
+};
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void pairwise_insert(pairwise_counter<T>& c, T value, int level) {
+  while (level < pairwise_counter<T>::levels && ((c.occupied >> level) & 1u) != 0) {
+    value = c.partial[level] + value;
+    c.occupied &= ~(std::uint64_t{1} << level);
+    ++level;
+  }
+  if (level < pairwise_counter<T>::levels) {
+    c.partial[level] = value;
+    c.occupied |= std::uint64_t{1} << level;
+  }
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T pairwise_total(const pairwise_counter<T>& c) {
+  T total = T(0);
+  for (int l = 0; l < pairwise_counter<T>::levels; ++l) {
+    if (((c.occupied >> l) & 1u) != 0) total += c.partial[l];
+  }
+  return total;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void neumaier_add(compensated<T>& c, T x) {
+  const T t = c.sum + x;
+  // The branch keeps the larger operand exact (Neumaier 1974).
+  if ((c.sum >= T(0) ? c.sum : -c.sum) >= (x >= T(0) ? x : -x)) {
+    c.compensation += (c.sum - t) + x;
+  } else {
+    c.compensation += (x - t) + c.sum;
+  }
+  c.sum = t;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void kahan_add(compensated<T>& c, T x) {
+  const T y = x - c.compensation;
+  const T t = c.sum + y;
+  c.compensation = (t - c.sum) - y;
+  c.sum = t;
+}
+
+// The common shape of ordo's reducers (the Kokkos reducer concept, 3.4 and 4.x).
+template <class Derived, class Value, class Space>
+class reducer_base {
+ public:
+  using value_type = Value;
+  using result_view_type = Kokkos::View<value_type, Space, Kokkos::MemoryUnmanaged>;
+
+  KOKKOS_INLINE_FUNCTION explicit reducer_base(value_type& value) : value_(&value) {}
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_; }
+  result_view_type view() const { return result_view_type(value_); }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+
+ private:
+  value_type* value_;
+};
+
+}  // namespace detail
+
+namespace reducers {
+
+// Plain sum in T.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct naive : detail::reducer_base<naive<T, Space>, T, Space> {
+  using reducer = naive;
+  using detail::reducer_base<naive<T, Space>, T, Space>::reducer_base;
+  KOKKOS_INLINE_FUNCTION void join(T& dest, const T& src) const { dest += src; }
+#if KOKKOS_VERSION < 30700
+  // C++20 deprecates compound assignment to volatile, hence the spelled-out form.
+  KOKKOS_INLINE_FUNCTION void join(volatile T& dest, const volatile T& src) const { dest = dest + src; }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = T(0); }
+  KOKKOS_INLINE_FUNCTION static void add(T& v, T x) { v += x; }
+  static T result(const T& v) { return v; }
+};
+
+// Kahan summation per thread; partial results joined with a compensated addition.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct kahan : detail::reducer_base<kahan<T, Space>, detail::compensated<T>, Space> {
+  using reducer = kahan;
+  using value_type = detail::compensated<T>;
+  using detail::reducer_base<kahan<T, Space>, value_type, Space>::reducer_base;
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    detail::kahan_add(dest, src.sum);
+    detail::kahan_add(dest, -src.compensation);
+  }
+#if KOKKOS_VERSION < 30700
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    value_type d{dest.sum, dest.compensation};
+    detail::kahan_add(d, src.sum);
+    detail::kahan_add(d, -src.compensation);
+    dest.sum = d.sum;
+    dest.compensation = d.compensation;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {T(0), T(0)}; }
+  KOKKOS_INLINE_FUNCTION static void add(value_type& v, T x) { detail::kahan_add(v, x); }
+  static T result(const value_type& v) { return v.sum; }
+};
+
+// Neumaier summation per thread; partial results joined with a compensated addition.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct neumaier : detail::reducer_base<neumaier<T, Space>, detail::compensated<T>, Space> {
+  using reducer = neumaier;
+  using value_type = detail::compensated<T>;
+  using detail::reducer_base<neumaier<T, Space>, value_type, Space>::reducer_base;
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    detail::neumaier_add(dest, src.sum);
+    dest.compensation += src.compensation;
+  }
+#if KOKKOS_VERSION < 30700
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    value_type d{dest.sum, dest.compensation};
+    detail::neumaier_add(d, src.sum);
+    d.compensation = d.compensation + src.compensation;
+    dest.sum = d.sum;
+    dest.compensation = d.compensation;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {T(0), T(0)}; }
+  KOKKOS_INLINE_FUNCTION static void add(value_type& v, T x) { detail::neumaier_add(v, x); }
+  static T result(const value_type& v) { return v.sum + v.compensation; }
+};
+
+// Pairwise: each added value is one leaf; counters merge digit by digit.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct pairwise : detail::reducer_base<pairwise<T, Space>, detail::pairwise_counter<T>, Space> {
+  using reducer = pairwise;
+  using value_type = detail::pairwise_counter<T>;
+  using detail::reducer_base<pairwise<T, Space>, value_type, Space>::reducer_base;
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    for (int l = 0; l < value_type::levels; ++l) {
+      if (((src.occupied >> l) & 1u) != 0) detail::pairwise_insert(dest, src.partial[l], l);
+    }
+  }
+#if KOKKOS_VERSION < 30700
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    value_type d;
+    for (int l = 0; l < value_type::levels; ++l) d.partial[l] = dest.partial[l];
+    d.occupied = dest.occupied;
+    for (int l = 0; l < value_type::levels; ++l) {
+      if (((src.occupied >> l) & 1u) != 0) detail::pairwise_insert(d, T(src.partial[l]), l);
+    }
+    for (int l = 0; l < value_type::levels; ++l) dest.partial[l] = d.partial[l];
+    dest.occupied = d.occupied;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    for (int l = 0; l < value_type::levels; ++l) v.partial[l] = T(0);
+    v.occupied = 0;
+  }
+  KOKKOS_INLINE_FUNCTION static void add(value_type& v, T x) { detail::pairwise_insert(v, x, 0); }
+  static T result(const value_type& v) { return detail::pairwise_total(v); }
+};
+
+// Exact: a superaccumulator per thread, merged exactly. T is the input type (float or double);
+// round with result<Out>() on the host.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct exact : detail::reducer_base<exact<T, Space>, detail::exact_accumulator<T>, Space> {
+  using reducer = exact;
+  using value_type = detail::exact_accumulator<T>;
+  using detail::reducer_base<exact<T, Space>, value_type, Space>::reducer_base;
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.merge(src); }
+#if KOKKOS_VERSION < 30700
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    value_type d, e;
+    for (int i = 0; i < value_type::chunk_count; ++i) {
+      d.chunk[i] = dest.chunk[i];
+      e.chunk[i] = src.chunk[i];
+    }
+    d.flags = dest.flags;
+    e.flags = src.flags;
+    d.merge(e);
+    for (int i = 0; i < value_type::chunk_count; ++i) dest.chunk[i] = d.chunk[i];
+    dest.flags = d.flags;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = value_type(); }
+  // Callers add at most value_type::adds_between_normalizations values, then normalize.
+  KOKKOS_INLINE_FUNCTION static void add(value_type& v, T x) { v.add(x); }
+  template <class Out = T>
+  static Out result(const value_type& v) {
+    return detail::round_exact_sum<Out>(v);
+  }
+};
+
+}  // namespace reducers
+
+namespace detail {
+
+// Elements each parallel iteration handles: long enough to amortize the per-iteration work,
+// short enough to balance threads and, for exact, to stay far below the normalization limit.
+inline constexpr std::int64_t reduction_block = 2048;
+// numpy's leaf size for pairwise summation.
+inline constexpr std::int64_t pairwise_leaf = 128;
+
+template <class Policy, class T, class Acc, class Space>
+struct reducer_for;
+template <class T, class Acc, class Space>
+struct reducer_for<summation::naive_t, T, Acc, Space> {
+  using type = reducers::naive<Acc, Space>;
+};
+template <class T, class Acc, class Space>
+struct reducer_for<summation::kahan_t, T, Acc, Space> {
+  using type = reducers::kahan<Acc, Space>;
+};
+template <class T, class Acc, class Space>
+struct reducer_for<summation::neumaier_t, T, Acc, Space> {
+  using type = reducers::neumaier<Acc, Space>;
+};
+template <class T, class Acc, class Space>
+struct reducer_for<summation::pairwise_t, T, Acc, Space> {
+  using type = reducers::pairwise<Acc, Space>;
+};
+template <class T, class Acc, class Space>
+struct reducer_for<summation::exact_t, T, Acc, Space> {
+  using type = reducers::exact<T, Space>;
+};
+
+template <class Policy, class Acc, class View>
+struct block_sum_functor {
+  // Not named value_type: Kokkos would take that for the reduction's value type.
+  using element_type = typename View::non_const_value_type;
+  using reducer_type = typename reducer_for<Policy, element_type, Acc, typename View::execution_space>::type;
+  using accumulator = typename reducer_type::value_type;
+  View x;
+  std::int64_t n;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t block, accumulator& acc) const {
+    const std::int64_t begin = block * reduction_block;
+    const std::int64_t end = begin + reduction_block < n ? begin + reduction_block : n;
+    if constexpr (std::is_same_v<Policy, summation::pairwise_t>) {
+      // 128-element leaves, each summed with 8 partial sums (numpy's pairwise_sum kernel).
+      for (std::int64_t leaf = begin; leaf < end; leaf += pairwise_leaf) {
+        const std::int64_t leaf_end = leaf + pairwise_leaf < end ? leaf + pairwise_leaf : end;
+        Acc r[8] = {};
+        std::int64_t i = leaf;
+        for (; i + 8 <= leaf_end; i += 8) {
+          for (int j = 0; j < 8; ++j) r[j] += static_cast<Acc>(x(i + j));
+        }
+        Acc s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < leaf_end; ++i) s += static_cast<Acc>(x(i));
+        reducer_type::add(acc, s);
+      }
+    } else if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+      if constexpr (std::is_same_v<element_type, float>) {
+        exact_float_block(begin, end, acc);
+      } else {
+        for (std::int64_t i = begin; i < end; ++i) acc.add(x(i));
+      }
+      acc.normalize();
+    } else if constexpr (std::is_same_v<Policy, summation::naive_t>) {
+      for (std::int64_t i = begin; i < end; ++i) acc += static_cast<Acc>(x(i));
+    } else {
+      // Kahan and Neumaier in 8 independent lanes, so the dependent chains overlap and the lane
+      // updates vectorize; lanes then join the thread's sum with the same compensated addition.
+      compensated<Acc> lane[lanes] = {};
+      std::int64_t i = begin;
+      for (; i + lanes <= end; i += lanes) {
+        for (int j = 0; j < lanes; ++j) reducer_type::add(lane[j], static_cast<Acc>(x(i + j)));
+      }
+      for (; i < end; ++i) reducer_type::add(lane[0], static_cast<Acc>(x(i)));
+      const reducer_type join_with(acc);
+      for (int j = 0; j < lanes; ++j) join_with.join(acc, lane[j]);
+    }
+  }
+
+  static constexpr int lanes = 8;
+
+  // Floats of a 32-element group whose nonzero magnitudes lie within 2^26 of each other sum
+  // exactly in double, 8 per lane: every partial sum is a multiple of the smallest one's last
+  // bit and below 2^(26 + 24 + 3) of it, within double's 53 bits. Such groups (almost all, for
+  // real data) add 4 doubles to the superaccumulator instead of 32 floats; other groups add
+  // their floats one by one.
+  KOKKOS_INLINE_FUNCTION void exact_float_block(std::int64_t begin, std::int64_t end, accumulator& acc) const {
+    if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
+                  std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+      exact_float_group_sums(x.data(), begin, end, acc);
+    } else {
+      exact_float_group_sums(x, begin, end, acc);
+    }
+  }
+
+  template <class Data>
+  KOKKOS_INLINE_FUNCTION static void exact_float_group_sums(const Data& x, std::int64_t begin, std::int64_t end,
+                                                            accumulator& acc) {
+    constexpr int group = 32;
+    std::int64_t i = begin;
+    for (; i + group <= end; i += group) {
+      // Largest magnitude bits, and smallest nonzero magnitude bits minus one (a zero maps to
+      // 0x7fffffff), in 4 lanes: written so that compilers vectorize it.
+      std::int32_t high[4] = {0, 0, 0, 0};
+      std::int32_t low[4] = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+      for (int j = 0; j < group; j += 4) {
+        for (int l = 0; l < 4; ++l) {
+          const float v = x[i + j + l];
+          std::int32_t bits;
+          memcpy(&bits, &v, sizeof bits);
+          bits &= 0x7fffffff;
+          high[l] = bits > high[l] ? bits : high[l];
+          const std::int32_t below = (bits - 1) & 0x7fffffff;
+          low[l] = below < low[l] ? below : low[l];
+        }
+      }
+      std::int32_t largest = high[0], smallest_below = low[0];
+      for (int l = 1; l < 4; ++l) {
+        largest = high[l] > largest ? high[l] : largest;
+        smallest_below = low[l] < smallest_below ? low[l] : smallest_below;
+      }
+      const bool all_zero = smallest_below == 0x7fffffff;
+      const std::int32_t smallest = smallest_below + 1;
+      const std::int32_t top_exponent = largest >> 23;
+      const std::int32_t bottom_exponent = (smallest >> 23) > 1 ? (smallest >> 23) : 1;
+      if (largest < 0x7f800000 && (all_zero || top_exponent - bottom_exponent <= 26)) {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int j = 0; j < group; j += 4) {
+          for (int l = 0; l < 4; ++l) s[l] += static_cast<double>(x[i + j + l]);
+        }
+        for (int l = 0; l < 4; ++l) deposit_double(acc, s[l]);
+      } else {
+        for (int j = 0; j < group; ++j) acc.add(x[i + j]);
+      }
+    }
+    for (; i < end; ++i) acc.add(x[i]);
+  }
+
+  // Adds a finite double that is a multiple of 2^-149 (an exact sum of floats) to a float
+  // superaccumulator.
+  KOKKOS_INLINE_FUNCTION static void deposit_double(accumulator& acc, double d) {
+    std::uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    const int exponent = static_cast<int>(bits >> 52) & 0x7ff;
+    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+    if (exponent == 0) return;  // the sum is 0 (a double subnormal is never a multiple of 2^-149)
+    mantissa |= std::uint64_t{1} << 52;
+    int position = exponent - 1075 + 149;  // mantissa * 2^(position - 149)
+    while (position < 0) {
+      mantissa >>= 1;  // the bits shifted out are zero
+      ++position;
+    }
+    acc.deposit(mantissa, position, (bits >> 63) != 0);
+  }
+};
+
+template <class Out, class Space, class View, class Policy>
+auto reduce_view(const Space& space, const View& x, Policy) {
+  using value_type = typename View::non_const_value_type;
+  static_assert(View::rank == 1, "ordo::sum/mean(x) requires a rank-1 View");
+  static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
+                "ordo::sum/mean(x) requires a View of float or double");
+  static_assert(Kokkos::SpaceAccessibility<Space, typename View::memory_space>::accessible,
+                "ordo::sum/mean(space, x): the execution space must be able to access x's memory");
+  using functor = block_sum_functor<Policy, Out, View>;
+  using reducer_type = typename functor::reducer_type;
+  typename reducer_type::value_type value;
+  const std::int64_t n = static_cast<std::int64_t>(x.extent(0));
+  const std::int64_t blocks = (n + reduction_block - 1) / reduction_block;
+  Kokkos::parallel_reduce("ordo::sum", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, blocks),
+                          functor{x, n}, reducer_type(value));
+  space.fence();
+  return value;
+}
+
+template <class Out, class Policy, class Acc>
+Out finish_sum(const Acc& value) {
+  using reducer = typename reducer_for<Policy, Out, Out, Kokkos::HostSpace>::type;
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    return detail::round_exact_sum<Out>(value);
+  } else {
+    return reducer::result(value);
+  }
+}
+
+template <class Result, class View>
+using sum_result_t =
+    std::conditional_t<std::is_void_v<Result>, typename View::non_const_value_type, Result>;
+
+}  // namespace detail
+
+// The sum of x under policy (exact by default) on the given execution space. Empty: +0.
+template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
+detail::sum_result_t<Result, View> sum(const ExecutionSpace& space, const View& x, Policy policy = {}) {
+  using out = detail::sum_result_t<Result, View>;
+  static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
+                "ordo::sum<Result>: Result must be float or double");
+  const auto value = detail::reduce_view<out>(space, x, policy);
+  return detail::finish_sum<out, Policy>(value);
+}
+
+// The sum of x on x's execution space.
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+detail::sum_result_t<Result, View> sum(const View& x, Policy policy = {}) {
+  return sum<Result>(typename View::execution_space{}, x, policy);
+}
+
+// The mean of x: for exact, the exact sum divided by the count, rounded once; otherwise the
+// policy's sum divided by the count. Throws std::domain_error for an empty range.
+template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
+detail::sum_result_t<Result, View> mean(const ExecutionSpace& space, const View& x, Policy policy = {}) {
+  using out = detail::sum_result_t<Result, View>;
+  if (x.extent(0) == 0) throw std::domain_error("ordo::mean: empty range");
+  const auto value = detail::reduce_view<out>(space, x, policy);
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    return detail::round_exact_mean<out>(value, static_cast<std::uint64_t>(x.extent(0)));
+  } else {
+    return detail::finish_sum<out, Policy>(value) / static_cast<out>(x.extent(0));
+  }
+}
+
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+detail::sum_result_t<Result, View> mean(const View& x, Policy policy = {}) {
+  return mean<Result>(typename View::execution_space{}, x, policy);
+}
+
+}  // namespace ordo
+
+#endif
