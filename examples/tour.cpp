@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <random>
 #include <cstdio>
 #include <iostream>
 #include <vector>
@@ -81,6 +83,34 @@ void seed_chain_evaluated() {
               static_cast<unsigned long long>(planned.plan().peak_temporary_elements()));
 }
 
+void mean_of_a_million_floats() {
+  section("The mean of 1M floats (question 11): every policy against the exact mean");
+  const std::size_t n = 1 << 20;
+  Kokkos::View<float*> x("x", n);
+  auto host = Kokkos::create_mirror_view(x);
+  std::mt19937 rng(2026);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  for (std::size_t i = 0; i < n; ++i) host(i) = 1000.0f + uniform(rng);  // readings near 1000
+  Kokkos::deep_copy(x, host);
+  const double exact = ordo::mean<double>(x, ordo::summation::exact);  // correctly rounded in double
+  const float exact_float = ordo::mean(x, ordo::summation::exact);
+  const auto report = [&](const char* name, float m) {
+    const double error = std::fabs(static_cast<double>(m) - exact);
+    const double ulp = static_cast<double>(std::nextafter(exact_float, 2000.0f) - exact_float);
+    std::printf("%-9s mean %.9g  error %.3g (%.2f ulp of float)\n", name, static_cast<double>(m), error, error / ulp);
+  };
+  // Sequential float summation in one thread shows the textbook failure most clearly.
+  float sequential = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) sequential += host(i);
+  report("loop", sequential / static_cast<float>(n));
+  report("naive", ordo::mean(x, ordo::summation::naive));
+  report("pairwise", ordo::mean(x, ordo::summation::pairwise));
+  report("kahan", ordo::mean(x, ordo::summation::kahan));
+  report("neumaier", ordo::mean(x, ordo::summation::neumaier));
+  report("exact", exact_float);
+  std::printf("exact is correctly rounded and bitwise identical for any thread count or order\n");
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -91,5 +121,6 @@ int main(int argc, char* argv[]) {
   std::cout.flush();
   seed_chain();
   seed_chain_evaluated();
+  mean_of_a_million_floats();
   return 0;
 }

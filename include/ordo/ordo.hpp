@@ -10,5 +10,6 @@
 #include <ordo/gemm.hpp>
 #include <ordo/matrix.hpp>
 #include <ordo/multiply.hpp>
+#include <ordo/reduce.hpp>
 
 #endif
