@@ -8,6 +8,7 @@
 
 #include <ordo/execution.hpp>
 #include <ordo/gemm.hpp>
+#include <ordo/mask.hpp>
 #include <ordo/matrix.hpp>
 #include <ordo/multiply.hpp>
 #include <ordo/reduce.hpp>
