@@ -63,8 +63,8 @@ inline constexpr int gemm_host_a_copies =
 
 // g++ 12's SLP vectorizer builds the accumulator vectors of the micro-kernel in reverse lane
 // order when the accumulation runs forward and then shuffles every vector on every step of k
-// (about 15-20% of the micro-kernel with SSE2/AVX2); written backwards, the vectors come out in
-// order. clang wants it forward (backwards it gives up on AVX-512 altogether).
+// (15-20% of the micro-kernel's speed with SSE2 and AVX2); written backwards, the vectors come
+// out in order. clang wants it forward (backwards, its AVX-512 code runs 5-10x slower).
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
 inline constexpr bool gemm_reverse_accumulation = true;
 #else
@@ -77,7 +77,8 @@ inline constexpr bool gemm_reverse_accumulation = false;
 //   team_size: threads per team, a_copies: how often packed A holds each element.
 // Host: one thread per team. The accumulators take half of the vector registers, as two vectors
 // per row of the micro-tile (4 x 4 doubles with SSE2, 8 x 16 with AVX-512); a kc x nr micro-panel
-// of B stays in L1 while the mc x kc block of A (256-512 KiB) streams from L2.
+// of B stays in L1 while the packed mc x kc block of A (128-512 KiB) streams from L2 and the
+// kc x nc block of B (up to 1 MiB) sits in L2/L3.
 template <class ExecutionSpace, class T, bool host = gemm_runs_on_host_v<ExecutionSpace>>
 struct gemm_tiling {
   static constexpr int lanes = gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 0
@@ -93,8 +94,8 @@ struct gemm_tiling {
 };
 
 // GPUs: 256 threads per team, each owning one 4 x 4 micro-tile of a 64 x 64 block; both packed
-// slices together (8 KiB of doubles) stay far within the 48 KiB of shared memory of every CUDA
-// GPU, leaving room for several teams per multiprocessor.
+// slices together (16 KiB of doubles) fit the level-0 scratch (shared memory) Kokkos offers on
+// CUDA and HIP (40 KiB) with room for two teams per multiprocessor.
 template <class ExecutionSpace, class T>
 struct gemm_tiling<ExecutionSpace, T, false> {
   static constexpr int mr = 4;
@@ -106,6 +107,7 @@ struct gemm_tiling<ExecutionSpace, T, false> {
   static constexpr int a_copies = 1;
 };
 
+// One team per mc x nc block of C (league rank = block row * column_blocks + block column).
 template <class ExecutionSpace, class AView, class BView, class CView>
 struct portable_gemm_kernel {
   using value_type = typename CView::non_const_value_type;
@@ -121,7 +123,8 @@ struct portable_gemm_kernel {
   static constexpr int kc = tiling::kc;
   static constexpr int a_copies = tiling::a_copies;
   static constexpr int a_step = mr * a_copies;  // elements of packed A per step of k
-  static_assert(mc % mr == 0 && nc % nr == 0, "ordo: gemm_tiling needs mc % mr == 0 and nc % nr == 0");
+  static_assert(mc % mr == 0 && nc % nr == 0,
+                "ordo: gemm_tiling needs mc % mr == 0 and nc % nr == 0");
 
   AView a;
   BView b;
@@ -139,7 +142,7 @@ struct portable_gemm_kernel {
            scratch_view::shmem_size(static_cast<std::size_t>(nc) * kc);
   }
 
-  KOKKOS_INLINE_FUNCTION static std::int64_t min(std::int64_t x, std::int64_t y) {
+  KOKKOS_INLINE_FUNCTION static std::int64_t smaller(std::int64_t x, std::int64_t y) {
     return x < y ? x : y;
   }
 
@@ -147,22 +150,24 @@ struct portable_gemm_kernel {
     const std::int64_t block = team.league_rank();
     const std::int64_t i0 = block / column_blocks * mc;
     const std::int64_t j0 = block % column_blocks * nc;
-    const int mb = static_cast<int>(min(mc, m - i0));
-    const int nb = static_cast<int>(min(nc, n - j0));
+    const int mb = static_cast<int>(smaller(mc, m - i0));
+    const int nb = static_cast<int>(smaller(nc, n - j0));
     const int row_panels = (mb + mr - 1) / mr;
     const int column_panels = (nb + nr - 1) / nr;
 
     const scratch_view a_packed(team.team_scratch(scratch_level),
                                 static_cast<std::size_t>(mc) * kc * a_copies);
-    const scratch_view b_packed(team.team_scratch(scratch_level), static_cast<std::size_t>(nc) * kc);
+    const scratch_view b_packed(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(nc) * kc);
 
     // k == 0 still runs one (empty) slice so that C = beta * C is written.
     for (std::int64_t p0 = 0; p0 < k || p0 == 0; p0 += kc) {
-      const int kb = static_cast<int>(min(kc, k - p0));
+      const int kb = static_cast<int>(smaller(kc, k - p0));
       const bool first_slice = p0 == 0;
 
-      // A(i0 + r * mr + ii, p0 + p) -> a_packed[(r * kc + p) * mr + ii]; rows past m are zero.
-      // The flat index runs over kc (a constant) rather than kb so that splitting it is cheap.
+      // A(i0 + r * mr + ii, p0 + p) -> a_packed[(r * kc + p) * a_step + ii * a_copies + copy];
+      // rows past m are zero. The flat index runs over kc (a constant) rather than kb so that
+      // splitting it costs no division.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_panels * kc), [&](const int rp) {
         const int r = rp / kc;
         const int p = rp % kc;
@@ -178,7 +183,8 @@ struct portable_gemm_kernel {
         } else {
           const int rows = mb - r * mr;
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mr), [&](const int ii) {
-            const value_type value = ii < rows ? static_cast<value_type>(a(i + ii, q)) : value_type(0);
+            const value_type value =
+                ii < rows ? static_cast<value_type>(a(i + ii, q)) : value_type(0);
             for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
           });
         }
@@ -205,14 +211,15 @@ struct portable_gemm_kernel {
       team.team_barrier();
 
       // Column panels outermost: one micro-panel of B stays in L1 across all row panels of A.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_panels * column_panels), [&](const int t) {
-        const int s = t / row_panels;
-        const int r = t % row_panels;
-        micro_tile(a_packed.data() + static_cast<std::ptrdiff_t>(r) * kc * a_step,
-                   b_packed.data() + static_cast<std::ptrdiff_t>(s) * kc * nr, kb, i0 + r * mr,
-                   j0 + s * nr, static_cast<int>(min(mr, mb - r * mr)),
-                   static_cast<int>(min(nr, nb - s * nr)), first_slice);
-      });
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, row_panels * column_panels), [&](const int t) {
+            const int s = t / row_panels;
+            const int r = t % row_panels;
+            micro_tile(a_packed.data() + static_cast<std::ptrdiff_t>(r) * kc * a_step,
+                       b_packed.data() + static_cast<std::ptrdiff_t>(s) * kc * nr, kb, i0 + r * mr,
+                       j0 + s * nr, static_cast<int>(smaller(mr, mb - r * mr)),
+                       static_cast<int>(smaller(nr, nb - s * nr)), first_slice);
+          });
       team.team_barrier();
     }
   }
@@ -249,9 +256,8 @@ struct portable_gemm_kernel {
       if (beta == value_type(0)) {
         store(i, j, rows, columns, [](const value_type&, int, int) { return value_type(0); });
       } else {
-        store(i, j, rows, columns, [&](const value_type& cij, int, int) {
-          return static_cast<value_type>(beta * cij);
-        });
+        store(i, j, rows, columns,
+              [&](const value_type& cij, int, int) { return static_cast<value_type>(beta * cij); });
       }
     } else if (beta == value_type(0)) {
       store(i, j, rows, columns, [&](const value_type&, const int ii, const int jj) {
@@ -300,8 +306,10 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires Kokkos::Views");
   static_assert(AView::rank == 2 && BView::rank == 2 && CView::rank == 2,
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires rank-2 views");
-  static_assert(std::is_arithmetic_v<typename CView::non_const_value_type>,
-                "ordo::detail::portable_gemm requires an arithmetic value type");
+  static_assert(std::is_arithmetic_v<typename CView::non_const_value_type> &&
+                    !std::is_same_v<typename CView::non_const_value_type, bool>,
+                "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires an arithmetic "
+                "value type other than bool");
   using value_type = typename CView::non_const_value_type;
   using kernel = portable_gemm_kernel<ExecutionSpace, AView, BView, CView>;
 
@@ -318,9 +326,16 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
   // limit but back both levels with the same memory, so large host tiles use level 1.
   const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
   const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, level};
+  const int league_size = static_cast<int>(row_blocks * column_blocks);
+  const auto scratch = Kokkos::PerTeam(static_cast<int>(bytes));
+  // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
+  const int team_size_max = policy_type(space, league_size, 1)
+                                .set_scratch_size(level, scratch)
+                                .team_size_max(functor, Kokkos::ParallelForTag());
+  const int team_size =
+      kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
   const policy_type policy =
-      policy_type(space, static_cast<int>(row_blocks * column_blocks), kernel::tiling::team_size)
-          .set_scratch_size(level, Kokkos::PerTeam(static_cast<int>(bytes)));
+      policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
   Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
 }
 

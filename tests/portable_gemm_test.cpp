@@ -1,0 +1,513 @@
+#include <ordo/detail/portable_gemm.hpp>
+
+#include "support/execution_spaces.hpp"
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// The oracle is a naive triple loop on the host in long double over the same inputs. Integer
+// types and integer-valued floating inputs must match it exactly; otherwise every element must
+// lie within the rounding-error bound of a k-term dot product (Higham, "Accuracy and Stability
+// of Numerical Algorithms", 2nd ed., §3.1):
+//   |C - C_exact| <= (k + 8) u (|alpha| (|A||B|)_ij + |beta| |C0_ij|),
+// the 8 covering the scaling by alpha, the merge of the kc-deep slices and the beta update.
+
+namespace {
+
+// Storage orders of a test matrix. The strided ones are LayoutStride views with padded leading
+// dimensions, column-major and row-major.
+struct left {
+  using layout = Kokkos::LayoutLeft;
+  static layout make(std::size_t rows, std::size_t columns) { return layout(rows, columns); }
+  static std::size_t offset(std::size_t i, std::size_t j, std::size_t rows, std::size_t) {
+    return i + j * rows;
+  }
+  static std::size_t span(std::size_t rows, std::size_t columns) { return rows * columns; }
+  static constexpr const char* name = "left";
+};
+struct right {
+  using layout = Kokkos::LayoutRight;
+  static layout make(std::size_t rows, std::size_t columns) { return layout(rows, columns); }
+  static std::size_t offset(std::size_t i, std::size_t j, std::size_t, std::size_t columns) {
+    return i * columns + j;
+  }
+  static std::size_t span(std::size_t rows, std::size_t columns) { return rows * columns; }
+  static constexpr const char* name = "right";
+};
+struct strided_left {
+  using layout = Kokkos::LayoutStride;
+  static std::size_t ld(std::size_t rows) { return rows + 3; }
+  static layout make(std::size_t rows, std::size_t columns) {
+    return layout(rows, 1, columns, ld(rows));
+  }
+  static std::size_t offset(std::size_t i, std::size_t j, std::size_t rows, std::size_t) {
+    return i + j * ld(rows);
+  }
+  static std::size_t span(std::size_t rows, std::size_t columns) { return ld(rows) * columns; }
+  static constexpr const char* name = "strided_left";
+};
+struct strided_right {
+  using layout = Kokkos::LayoutStride;
+  static std::size_t ld(std::size_t columns) { return columns + 5; }
+  static layout make(std::size_t rows, std::size_t columns) {
+    return layout(rows, ld(columns), columns, 1);
+  }
+  static std::size_t offset(std::size_t i, std::size_t j, std::size_t, std::size_t columns) {
+    return i * ld(columns) + j;
+  }
+  static std::size_t span(std::size_t rows, std::size_t columns) { return rows * ld(columns); }
+  static constexpr const char* name = "strided_right";
+};
+
+// A rows x columns matrix in the memory of ExecutionSpace, stored in a 1-D buffer (padding
+// included) that is filled on the host and copied over; the 2-D view is unmanaged over it.
+template <class ExecutionSpace, class T, class Storage>
+struct test_matrix {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using view_type =
+      Kokkos::View<T**, typename Storage::layout, memory_space, Kokkos::MemoryUnmanaged>;
+  using buffer_type = Kokkos::View<T*, memory_space>;
+
+  std::size_t rows;
+  std::size_t columns;
+  buffer_type buffer;
+  typename buffer_type::HostMirror host;
+  view_type view;
+
+  test_matrix(std::size_t rows_, std::size_t columns_, T fill)
+      : rows(rows_),
+        columns(columns_),
+        // Not initialized by Kokkos (a parallel kernel per allocation): filled on the host below.
+        buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::test_matrix"),
+               Storage::span(rows_, columns_) + 1),
+        host(Kokkos::create_mirror_view(buffer)),
+        view(buffer.data(), Storage::make(rows_, columns_)) {
+    for (std::size_t e = 0; e < host.extent(0); ++e) host(e) = fill;
+  }
+  T& operator()(std::size_t i, std::size_t j) const {
+    return host(Storage::offset(i, j, rows, columns));
+  }
+  void to_device() const { Kokkos::deep_copy(buffer, host); }
+  void to_host() const { Kokkos::deep_copy(host, buffer); }
+  // The padding must come back untouched: the kernel writes only inside C.
+  bool padding_is(T fill) const {
+    std::vector<bool> inside(host.extent(0), false);
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < columns; ++j) inside[Storage::offset(i, j, rows, columns)] = true;
+    }
+    for (std::size_t e = 0; e < host.extent(0); ++e) {
+      if (!inside[e] && !(host(e) == fill)) return false;
+    }
+    return true;
+  }
+};
+
+// splitmix64: a deterministic stream per test case.
+struct random_stream {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [-1, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0; }
+  // Uniform integer in [-4, 4].
+  int small_integer() { return static_cast<int>(next() % 9) - 4; }
+};
+
+enum class values { uniform, integers };
+
+template <class T>
+T draw(random_stream& random, values kind) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(random.small_integer());
+  } else {
+    return kind == values::integers ? static_cast<T>(random.small_integer())
+                                    : static_cast<T>(random.uniform());
+  }
+}
+
+template <class T>
+constexpr T quiet_nan() {
+  if constexpr (std::numeric_limits<T>::has_quiet_NaN) {
+    return std::numeric_limits<T>::quiet_NaN();
+  } else {
+    return T(0);
+  }
+}
+
+struct gemm_case {
+  std::size_t m, n, k;
+  double alpha, beta;
+  bool nan_in_c = false;   // C holds NaN before the call (meaningful with beta == 0)
+  bool nan_in_ab = false;  // A and B hold NaN (meaningful with alpha == 0)
+};
+
+// Expected C from the host copies of A, B and C0, and the error bound per element.
+struct oracle {
+  std::vector<long double> expected;
+  std::vector<long double> bound;
+};
+
+oracle reference(const gemm_case& g, const auto& a, const auto& b, const auto& c0, long double u) {
+  oracle o{std::vector<long double>(g.m * g.n), std::vector<long double>(g.m * g.n)};
+  const auto alpha = static_cast<long double>(g.alpha);
+  const auto beta = static_cast<long double>(g.beta);
+  for (std::size_t i = 0; i < g.m; ++i) {
+    for (std::size_t j = 0; j < g.n; ++j) {
+      long double sum = 0;
+      long double magnitude = 0;
+      if (g.alpha != 0) {
+        for (std::size_t p = 0; p < g.k; ++p) {
+          const auto x = static_cast<long double>(a(i, p)) * static_cast<long double>(b(p, j));
+          sum += x;
+          magnitude += std::fabs(x);
+        }
+      }
+      long double value = alpha * sum;
+      long double scale = std::fabs(alpha) * magnitude;
+      if (g.beta != 0) {
+        value += beta * static_cast<long double>(c0(i, j));
+        scale += std::fabs(beta) * std::fabs(static_cast<long double>(c0(i, j)));
+      }
+      o.expected[i * g.n + j] = value;
+      o.bound[i * g.n + j] = static_cast<long double>(g.k + 8) * u * scale;
+    }
+  }
+  return o;
+}
+
+// Number of elements of c outside the bound (exact comparison when exact); the first one is
+// described in *first.
+template <class C>
+std::size_t mismatches(const gemm_case& g, const C& c, const oracle& o, bool exact,
+                       std::string* first) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < g.m; ++i) {
+    for (std::size_t j = 0; j < g.n; ++j) {
+      const auto got = static_cast<long double>(c(i, j));
+      const long double want = o.expected[i * g.n + j];
+      const bool ok = exact ? got == want : std::fabs(got - want) <= o.bound[i * g.n + j];
+      if (!ok && count++ == 0 && first != nullptr) {
+        std::ostringstream out;
+        out << "C(" << i << ", " << j << ") = " << static_cast<double>(got) << ", expected "
+            << static_cast<double>(want) << " +- " << static_cast<double>(o.bound[i * g.n + j]);
+        *first = out.str();
+      }
+    }
+  }
+  return count;
+}
+
+template <class T>
+constexpr long double unit_roundoff() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<long double>(std::numeric_limits<T>::epsilon()) / 2;
+  } else {
+    return 0;
+  }
+}
+
+// Runs portable_gemm on one case and compares with the oracle. Returns the number of mismatches.
+template <class ExecutionSpace, class T, class SA, class SB, class SC>
+std::size_t run_case(const gemm_case& g, values kind, std::uint64_t seed) {
+  // The oracle uses alpha and beta as given: they must be values of T.
+  REQUIRE(static_cast<double>(static_cast<T>(g.alpha)) == g.alpha);
+  REQUIRE(static_cast<double>(static_cast<T>(g.beta)) == g.beta);
+  random_stream random{seed};
+  const T c_padding = T(77);
+  test_matrix<ExecutionSpace, T, SA> a(g.m, g.k, T(0));
+  test_matrix<ExecutionSpace, T, SB> b(g.k, g.n, T(0));
+  test_matrix<ExecutionSpace, T, SC> c(g.m, g.n, c_padding);
+  for (std::size_t i = 0; i < g.m; ++i) {
+    for (std::size_t p = 0; p < g.k; ++p)
+      a(i, p) = g.nan_in_ab ? quiet_nan<T>() : draw<T>(random, kind);
+  }
+  for (std::size_t p = 0; p < g.k; ++p) {
+    for (std::size_t j = 0; j < g.n; ++j)
+      b(p, j) = g.nan_in_ab ? quiet_nan<T>() : draw<T>(random, kind);
+  }
+  std::vector<T> c0(g.m * g.n);
+  for (std::size_t i = 0; i < g.m; ++i) {
+    for (std::size_t j = 0; j < g.n; ++j) {
+      c(i, j) = g.nan_in_c ? quiet_nan<T>() : draw<T>(random, kind);
+      c0[i * g.n + j] = c(i, j);
+    }
+  }
+  a.to_device();
+  b.to_device();
+  c.to_device();
+
+  // A and B as views of const, as callers holding read-only operands pass them.
+  const Kokkos::View<const T**, typename SA::layout, typename ExecutionSpace::memory_space,
+                     Kokkos::MemoryUnmanaged>
+      a_const = a.view;
+  const Kokkos::View<const T**, typename SB::layout, typename ExecutionSpace::memory_space,
+                     Kokkos::MemoryUnmanaged>
+      b_const = b.view;
+  const ExecutionSpace space;
+  ordo::detail::portable_gemm(space, static_cast<T>(g.alpha), a_const, b_const,
+                              static_cast<T>(g.beta), c.view);
+  space.fence();
+  c.to_host();
+
+  const auto c0_at = [&](std::size_t i, std::size_t j) { return c0[i * g.n + j]; };
+  const oracle o = reference(g, a, b, c0_at, unit_roundoff<T>());
+  const bool exact = std::is_integral_v<T> || kind == values::integers;
+  std::string first;
+  const std::size_t bad = mismatches(g, c, o, exact, &first);
+  std::ostringstream description;
+  description << "m = " << g.m << ", n = " << g.n << ", k = " << g.k << ", alpha = " << g.alpha
+              << ", beta = " << g.beta << ", layouts A " << SA::name << ", B " << SB::name << ", C "
+              << SC::name << (g.nan_in_c ? ", NaN in C" : "")
+              << (g.nan_in_ab ? ", NaN in A and B" : "") << ": " << first;
+  INFO(description.str());
+  CHECK(bad == 0);
+  CHECK(c.padding_is(c_padding));
+  return bad;
+}
+
+template <class SA, class SB, class SC>
+struct layouts {
+  using a = SA;
+  using b = SB;
+  using c = SC;
+};
+using layout_combinations = boost::mp11::mp_list<
+    layouts<left, left, left>, layouts<right, right, right>, layouts<left, right, left>,
+    layouts<right, left, right>, layouts<strided_left, strided_right, left>,
+    layouts<right, strided_left, strided_right>, layouts<strided_right, left, strided_left>>;
+
+// Odd and rectangular shapes, plus shapes one past the tile sizes of this space: more than one
+// block of rows (mc), of columns (nc) and more than one kc-deep slice, alone and in pairs.
+// Every type runs all of them in some layout combination and the core ones in every combination
+// (layouts matter only where the kernel reads A and B and writes C; edges and blocks do not
+// depend on them).
+enum class coverage { all, core };
+
+template <class ExecutionSpace, class T>
+std::vector<gemm_case> shapes(double alpha, double beta, coverage which = coverage::all) {
+  using tiling = ordo::detail::gemm_tiling<ExecutionSpace, T>;
+  const auto mc = static_cast<std::size_t>(tiling::mc);
+  const auto nc = static_cast<std::size_t>(tiling::nc);
+  const auto kc = static_cast<std::size_t>(tiling::kc);
+  const std::size_t core[][3] = {{1, 1, 1},           {7, 130, 31},        {65, 33, 129},
+                                 {mc + 1, nc + 1, 3}, {mc + 1, 3, kc + 2}, {3, nc + 1, kc + 2}};
+  const std::size_t more[][3] = {{2, 2, 2},      {7, 7, 7},      {31, 31, 31},    {33, 33, 33},
+                                 {64, 64, 64},   {65, 65, 65},   {130, 130, 130}, {1, 300, 1},
+                                 {300, 1, 2},    {2, 3, 300},    {130, 7, 33},    {33, 65, 1},
+                                 {mc + 1, 5, 7}, {5, nc + 3, 7}, {7, 5, kc + 2}};
+  std::vector<gemm_case> cases;
+  for (const auto& d : core) cases.push_back({d[0], d[1], d[2], alpha, beta});
+  if (which == coverage::all) {
+    for (const auto& d : more) cases.push_back({d[0], d[1], d[2], alpha, beta});
+  }
+  return cases;
+}
+
+// Runs `run(case)` on the shapes of T: all of them for the combination numbered `full`, the core
+// ones for the others.
+template <class ExecutionSpace, class T, class F>
+void for_each_shape(std::size_t combination, std::size_t full, double alpha, double beta, F&& run) {
+  for (const gemm_case& g : shapes<ExecutionSpace, T>(
+           alpha, beta, combination == full ? coverage::all : coverage::core)) {
+    run(g);
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE(
+    "portable_gemm matches a long double triple loop within the dot-product "
+    "error bound, for odd shapes and every layout combination",
+    ExecutionSpace, gemm_floating_id) {
+  std::uint64_t seed = 1;
+  std::size_t index = 0;
+  boost::mp11::mp_for_each<layout_combinations>([&](auto combination) {
+    using combo = decltype(combination);
+    using sa = typename combo::a;
+    using sb = typename combo::b;
+    using sc = typename combo::c;
+    for_each_shape<ExecutionSpace, double>(index, 0, 1.5, -0.75, [&](const gemm_case& g) {
+      run_case<ExecutionSpace, double, sa, sb, sc>(g, values::uniform, ++seed);
+    });
+    for_each_shape<ExecutionSpace, float>(index, 1, -0.5, 2.0, [&](const gemm_case& g) {
+      run_case<ExecutionSpace, float, sa, sb, sc>(g, values::uniform, ++seed);
+    });
+    ++index;
+  });
+}
+ORDO_TEST_ALL_SPACES(gemm_floating_id);
+
+TEST_CASE_TEMPLATE_DEFINE("portable_gemm is exact on integers and integer-valued floating point",
+                          ExecutionSpace, gemm_exact_id) {
+  std::uint64_t seed = 1000;
+  std::size_t index = 0;
+  boost::mp11::mp_for_each<layout_combinations>([&](auto combination) {
+    using combo = decltype(combination);
+    using sa = typename combo::a;
+    using sb = typename combo::b;
+    using sc = typename combo::c;
+    for_each_shape<ExecutionSpace, std::int64_t>(index, 2, 2, -3, [&](const gemm_case& g) {
+      run_case<ExecutionSpace, std::int64_t, sa, sb, sc>(g, values::integers, ++seed);
+    });
+    for_each_shape<ExecutionSpace, int>(index, 3, -1, 1, [&](const gemm_case& g) {
+      run_case<ExecutionSpace, int, sa, sb, sc>(g, values::integers, ++seed);
+    });
+    for_each_shape<ExecutionSpace, double>(index, 4, 1, 0, [&](const gemm_case& g) {
+      run_case<ExecutionSpace, double, sa, sb, sc>(g, values::integers, ++seed);
+    });
+    ++index;
+  });
+  // Integer sums of up to 300 products of [-4, 4] stay far below 2^24: exact in float too.
+  for (const gemm_case& g : shapes<ExecutionSpace, float>(3, 2)) {
+    run_case<ExecutionSpace, float, left, right, left>(g, values::integers, ++seed);
+  }
+  // long double exists only on the host.
+  if constexpr (ordo::is_host_space_v<ExecutionSpace>) {
+    for (const gemm_case& g : shapes<ExecutionSpace, long double>(-2, 0.5)) {
+      run_case<ExecutionSpace, long double, right, left, right>(g, values::integers, ++seed);
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(gemm_exact_id);
+
+TEST_CASE_TEMPLATE_DEFINE("portable_gemm on every shape with m, n, k in {0, 1, 2, 3, 7}",
+                          ExecutionSpace, gemm_small_id) {
+  const std::size_t sizes[] = {0, 1, 2, 3, 7};
+  std::uint64_t seed = 5000;
+  for (const std::size_t m : sizes) {
+    for (const std::size_t n : sizes) {
+      for (const std::size_t k : sizes) {
+        run_case<ExecutionSpace, double, left, right, left>({m, n, k, 1.25, -2.0}, values::uniform,
+                                                            ++seed);
+        run_case<ExecutionSpace, std::int64_t, right, left, strided_right>(
+            {m, n, k, 3, 5}, values::integers, ++seed);
+        // beta == 0 over NaN: C is written, never read.
+        run_case<ExecutionSpace, double, right, right, right>({m, n, k, -1.0, 0.0, true},
+                                                              values::uniform, ++seed);
+      }
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(gemm_small_id);
+
+TEST_CASE_TEMPLATE_DEFINE("portable_gemm follows BLAS for alpha == 0, beta == 0 and k == 0",
+                          ExecutionSpace, gemm_blas_id) {
+  std::uint64_t seed = 9000;
+  const std::size_t square[] = {1, 7, 65, 130};
+  SUBCASE("beta == 0: NaN in C does not propagate") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, left, left, left>({s, s, s, 1.0, 0.0, true}, values::uniform,
+                                                         ++seed);
+      run_case<ExecutionSpace, float, right, left, strided_left>({s, s + 2, s, 2.5, 0.0, true},
+                                                                 values::uniform, ++seed);
+    }
+  }
+  SUBCASE("alpha == 0: A and B are not read, C = beta * C") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, left, right, left>({s, s, s, 0.0, -1.5, false, true},
+                                                          values::uniform, ++seed);
+      run_case<ExecutionSpace, float, left, left, right>({s, 3, s, 0.0, 0.5, false, true},
+                                                         values::uniform, ++seed);
+    }
+  }
+  SUBCASE("alpha == 0 and beta == 0: C = 0 even over NaN in A, B and C") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, left, left, left>({s, s, s, 0.0, 0.0, true, true},
+                                                         values::uniform, ++seed);
+    }
+  }
+  SUBCASE("alpha == 0 and beta == 1: C is left as it is") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, right, right, left>({s, s, s, 0.0, 1.0, false, true},
+                                                           values::uniform, ++seed);
+    }
+  }
+  SUBCASE("k == 0: C = beta * C, and C = 0 when beta == 0 even over NaN") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, left, left, left>({s, s, 0, 2.0, -0.5}, values::uniform,
+                                                         ++seed);
+      run_case<ExecutionSpace, double, left, left, right>({s, s + 1, 0, 2.0, 0.0, true},
+                                                          values::uniform, ++seed);
+      run_case<ExecutionSpace, std::int64_t, right, left, left>({s, s, 0, 4, 3}, values::integers,
+                                                                ++seed);
+    }
+  }
+  SUBCASE("m == 0 or n == 0: nothing to compute") {
+    for (const std::size_t s : square) {
+      run_case<ExecutionSpace, double, left, left, left>({0, s, s, 1.0, 1.0}, values::uniform,
+                                                         ++seed);
+      run_case<ExecutionSpace, double, right, right, right>({s, 0, s, 1.0, 0.0}, values::uniform,
+                                                            ++seed);
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(gemm_blas_id);
+
+TEST_CASE_TEMPLATE_DEFINE(
+    "portable_gemm with several blocks of rows and columns and several "
+    "slices of k at once",
+    ExecutionSpace, gemm_blocks_id) {
+  using tiling = ordo::detail::gemm_tiling<ExecutionSpace, double>;
+  const gemm_case g{static_cast<std::size_t>(tiling::mc + 1),
+                    static_cast<std::size_t>(tiling::nc + 3),
+                    static_cast<std::size_t>(tiling::kc + 2), 0.75, 1.25};
+  run_case<ExecutionSpace, double, left, left, left>(g, values::uniform, 77);
+  gemm_case integer = g;
+  integer.alpha = 3;
+  integer.beta = -2;
+  run_case<ExecutionSpace, std::int64_t, right, strided_left, right>(integer, values::integers, 78);
+}
+ORDO_TEST_ALL_SPACES(gemm_blocks_id);
+
+TEST_CASE("the oracle's comparison detects one missing product and an off-by-one integer") {
+  // A check that cannot fail proves nothing: drop one term of one element and the comparison
+  // must report exactly that element.
+  const gemm_case g{33, 31, 300, 1.0, 0.5};
+  random_stream random{42};
+  std::vector<double> a(g.m * g.k), b(g.k * g.n), c0(g.m * g.n);
+  for (double& x : a) x = random.uniform();
+  for (double& x : b) x = random.uniform();
+  for (double& x : c0) x = random.uniform();
+  const auto at = [](const std::vector<double>& v, std::size_t columns) {
+    return [&v, columns](std::size_t i, std::size_t j) { return v[i * columns + j]; };
+  };
+  const oracle o = reference(g, at(a, g.k), at(b, g.n), at(c0, g.n), unit_roundoff<double>());
+  std::vector<double> c(g.m * g.n);
+  for (std::size_t e = 0; e < c.size(); ++e) c[e] = static_cast<double>(o.expected[e]);
+  CHECK(mismatches(g, at(c, g.n), o, false, nullptr) == 0);
+
+  std::vector<double> dropped = c;
+  dropped[5 * g.n + 7] -= g.alpha * a[5 * g.k + 123] * b[123 * g.n + 7];
+  CHECK(mismatches(g, at(dropped, g.n), o, false, nullptr) == 1);
+
+  std::vector<double> off_by_one = c;
+  for (double& x : off_by_one) x = std::round(x * 8);  // integer-valued
+  oracle exact = o;
+  for (std::size_t e = 0; e < c.size(); ++e)
+    exact.expected[e] = static_cast<long double>(off_by_one[e]);
+  CHECK(mismatches(g, at(off_by_one, g.n), exact, true, nullptr) == 0);
+  off_by_one[3] += 1;
+  CHECK(mismatches(g, at(off_by_one, g.n), exact, true, nullptr) == 1);
+}
+
+TEST_CASE("portable_gemm's tiles divide into micro-tiles on every enabled space") {
+  boost::mp11::mp_for_each<ordo::enabled_execution_spaces>([](auto space) {
+    using tiling = ordo::detail::gemm_tiling<decltype(space), double>;
+    static_assert(tiling::mc % tiling::mr == 0 && tiling::nc % tiling::nr == 0);
+    CHECK(tiling::team_size >= 1);
+    CHECK(tiling::kc >= 1);
+  });
+}
