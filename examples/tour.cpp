@@ -111,6 +111,33 @@ void mean_of_a_million_floats() {
   std::printf("exact is correctly rounded and bitwise identical for any thread count or order\n");
 }
 
+void batch_norm_small_batch() {
+  section("Batch norm on a small batch (questions 3, 4 and 9)");
+  // 4 samples, 2 channels: channel 0 varies, channel 1 is constant.
+  Kokkos::View<double**> x("x", 4, 2), y("y", 4, 2);
+  Kokkos::View<double*> gamma("gamma", 2), beta("beta", 2), running_mean("rm", 2), running_var("rv", 2);
+  auto hx = Kokkos::create_mirror_view(x);
+  const double samples[4] = {1.0, 2.0, 3.0, 6.0};
+  for (int n = 0; n < 4; ++n) {
+    hx(n, 0) = samples[n];
+    hx(n, 1) = 5.0;
+  }
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(gamma, 1.0);
+  Kokkos::deep_copy(beta, 0.5);
+  Kokkos::deep_copy(running_var, 1.0);
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, running_mean, running_var, y);
+  auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved.mean);
+  auto invstd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved.invstd);
+  auto rv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), running_var);
+  std::printf("channel 0: x = 1 2 3 6 -> mean %.3f, biased var %.3f, y = %.4f %.4f %.4f %.4f\n", mean(0),
+              1.0 / (invstd(0) * invstd(0)) - 1e-5, hy(0, 0), hy(1, 0), hy(2, 0), hy(3, 0));
+  std::printf("           running_var = 0.9 * 1 + 0.1 * unbiased var %.4f = %.4f\n", (rv(0) - 0.9) / 0.1, rv(0));
+  std::printf("channel 1: constant 5 -> var 0, invstd = 1/sqrt(0 + eps) = %.1f (finite), y = beta = %.1f %.1f %.1f %.1f\n",
+              invstd(1), hy(0, 1), hy(1, 1), hy(2, 1), hy(3, 1));
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -122,5 +149,6 @@ int main(int argc, char* argv[]) {
   seed_chain();
   seed_chain_evaluated();
   mean_of_a_million_floats();
+  batch_norm_small_batch();
   return 0;
 }

@@ -13,4 +13,6 @@
 #include <ordo/multiply.hpp>
 #include <ordo/reduce.hpp>
 
+#include <ordo/nn/batch_norm.hpp>
+
 #endif

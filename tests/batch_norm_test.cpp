@@ -1,0 +1,330 @@
+#include <ordo/nn/batch_norm.hpp>
+
+#include "support/execution_spaces.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef ORDO_FIXTURE_DIR
+#error "ORDO_FIXTURE_DIR must name tests/fixtures"
+#endif
+
+namespace {
+
+// A case written by scripts/make_batch_norm_fixtures.py from PyTorch 1.13.
+struct fixture {
+  std::string name, dtype, layout;
+  std::vector<std::size_t> shape;
+  double eps = 0, momentum = 0;
+  std::map<std::string, std::vector<double>> arrays;
+};
+
+fixture read_fixture(const std::string& name) {
+  std::ifstream in(std::string(ORDO_FIXTURE_DIR) + "/batch_norm/" + name + ".txt");
+  if (!in) throw std::runtime_error("cannot open fixture " + name);
+  fixture f;
+  f.name = name;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (key == "dtype") {
+      words >> f.dtype;
+    } else if (key == "layout") {
+      words >> f.layout;
+    } else if (key == "shape") {
+      std::size_t d = 0;
+      while (words >> d) f.shape.push_back(d);
+    } else if (key == "eps" || key == "momentum") {
+      std::string hex;
+      words >> hex;
+      (key == "eps" ? f.eps : f.momentum) = std::strtod(hex.c_str(), nullptr);
+    } else {
+      std::size_t count = 0;
+      words >> count;
+      std::vector<double> values(count);
+      for (auto& v : values) {
+        std::string hex;
+        words >> hex;
+        v = std::strtod(hex.c_str(), nullptr);  // hexadecimal floats: PyTorch's exact values
+      }
+      f.arrays[key] = values;
+    }
+  }
+  return f;
+}
+
+template <class T, class Memory, std::size_t Rank>
+struct nd_view;
+template <class T, class Memory>
+struct nd_view<T, Memory, 2> {
+  using type = Kokkos::View<T**, Kokkos::LayoutRight, Memory>;
+};
+template <class T, class Memory>
+struct nd_view<T, Memory, 3> {
+  using type = Kokkos::View<T***, Kokkos::LayoutRight, Memory>;
+};
+template <class T, class Memory>
+struct nd_view<T, Memory, 4> {
+  using type = Kokkos::View<T****, Kokkos::LayoutRight, Memory>;
+};
+template <class T, class Memory>
+struct nd_view<T, Memory, 5> {
+  using type = Kokkos::View<T*****, Kokkos::LayoutRight, Memory>;
+};
+
+template <class View>
+View make_view(const std::string& label, const std::vector<std::size_t>& s) {
+  if constexpr (View::rank == 2) return View(label, s[0], s[1]);
+  if constexpr (View::rank == 3) return View(label, s[0], s[1], s[2]);
+  if constexpr (View::rank == 4) return View(label, s[0], s[1], s[2], s[3]);
+  if constexpr (View::rank == 5) return View(label, s[0], s[1], s[2], s[3], s[4]);
+}
+
+template <class View>
+void upload(const View& v, const std::vector<double>& values) {
+  REQUIRE(values.size() == v.size());
+  auto host = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < values.size(); ++i) host.data()[i] = static_cast<typename View::value_type>(values[i]);
+  Kokkos::deep_copy(v, host);
+}
+
+template <class View>
+std::vector<double> download(const View& v) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(v.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(host.data()[i]);
+  return out;
+}
+
+// |a - b| <= tolerance * max(|b|, 1) elementwise.
+bool close(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!(std::fabs(a[i] - b[i]) <= tolerance * std::max(std::fabs(b[i]), 1.0))) return false;
+  }
+  return true;
+}
+
+template <class T, std::size_t Rank, class Space>
+void check_fixture(const fixture& f) {
+  using memory = typename Space::memory_space;
+  using view = typename nd_view<T, memory, Rank>::type;
+  using vec = Kokkos::View<T*, memory>;
+  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  const std::size_t c = f.arrays.at("gamma").size();
+  ordo::nn::batch_norm_options opt{.eps = f.eps, .momentum = f.momentum,
+                                   .layout = f.layout == "channels_last" ? ordo::nn::channels_last : ordo::nn::channels_first};
+  const view x = make_view<view>("x", f.shape), y = make_view<view>("y", f.shape), dy = make_view<view>("dy", f.shape),
+             dx = make_view<view>("dx", f.shape), y_inference = make_view<view>("yi", f.shape);
+  const vec gamma("gamma", c), beta("beta", c), rm("rm", c), rv("rv", c), rm0("rm0", c), rv0("rv0", c),
+      dgamma("dgamma", c), dbeta("dbeta", c);
+  upload(x, f.arrays.at("x"));
+  upload(dy, f.arrays.at("dy"));
+  upload(gamma, f.arrays.at("gamma"));
+  upload(beta, f.arrays.at("beta"));
+  upload(rm, f.arrays.at("running_mean_in"));
+  upload(rv, f.arrays.at("running_var_in"));
+  upload(rm0, f.arrays.at("running_mean_in"));
+  upload(rv0, f.arrays.at("running_var_in"));
+
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y, opt);
+  CHECK(close(download(y), f.arrays.at("y"), tolerance));
+  CHECK(close(download(saved.mean), f.arrays.at("save_mean"), tolerance));
+  CHECK(close(download(saved.invstd), f.arrays.at("save_invstd"), tolerance));
+  CHECK(close(download(rm), f.arrays.at("running_mean_out"), tolerance));
+  CHECK(close(download(rv), f.arrays.at("running_var_out"), tolerance));
+  ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, opt);
+  CHECK(close(download(dx), f.arrays.at("dx"), tolerance));
+  CHECK(close(download(dgamma), f.arrays.at("dgamma"), tolerance));
+  CHECK(close(download(dbeta), f.arrays.at("dbeta"), tolerance));
+  ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm0, rv0, y_inference, opt);
+  CHECK(close(download(y_inference), f.arrays.at("y_inference"), tolerance));
+}
+
+template <class Space>
+void check_fixture_by_rank(const fixture& f) {
+  CAPTURE(f.name);
+  const bool is_float = f.dtype == "float";
+  switch (f.shape.size()) {
+    case 2: is_float ? check_fixture<float, 2, Space>(f) : check_fixture<double, 2, Space>(f); break;
+    case 3: is_float ? check_fixture<float, 3, Space>(f) : check_fixture<double, 3, Space>(f); break;
+    case 4: is_float ? check_fixture<float, 4, Space>(f) : check_fixture<double, 4, Space>(f); break;
+    case 5: is_float ? check_fixture<float, 5, Space>(f) : check_fixture<double, 5, Space>(f); break;
+    default: FAIL("fixture of unexpected rank");
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("batch norm matches PyTorch 1.13 (forward, running stats, backward, inference)", ExecutionSpace,
+                          parity_id) {
+  for (const char* name : {"bn1d_float", "bn1d_double", "ncl_float", "nchw_float", "nchw_double", "nhwc_float",
+                           "nhwc_double", "ncdhw_float", "ndhwc_double"}) {
+    check_fixture_by_rank<ExecutionSpace>(read_fixture(name));
+  }
+}
+ORDO_TEST_ALL_SPACES(parity_id);
+
+TEST_CASE_TEMPLATE_DEFINE("backward agrees with central finite differences in double", ExecutionSpace, gradient_id) {
+  using memory = typename ExecutionSpace::memory_space;
+  using view = Kokkos::View<double***, Kokkos::LayoutRight, memory>;
+  using vec = Kokkos::View<double*, memory>;
+  const std::vector<std::size_t> shape{3, 2, 4};
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> xs(24), ws(24);
+  for (auto& v : xs) v = normal(rng) + 1.0;
+  for (auto& v : ws) v = normal(rng);
+  const vec gamma("gamma", 2), beta("beta", 2), rm("rm", 2), rv("rv", 2), dgamma("dgamma", 2), dbeta("dbeta", 2);
+  upload(gamma, {1.3, 0.7});
+  upload(beta, {0.2, -0.4});
+  Kokkos::deep_copy(rv, 1.0);
+  // loss(x, gamma, beta) = sum w * y
+  const auto loss = [&](const std::vector<double>& xv, const std::vector<double>& gv, const std::vector<double>& bv) {
+    const view x = make_view<view>("x", shape), y = make_view<view>("y", shape);
+    upload(x, xv);
+    upload(gamma, gv);
+    upload(beta, bv);
+    (void)ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y);
+    const auto yv = download(y);
+    double s = 0;
+    for (std::size_t i = 0; i < yv.size(); ++i) s += ws[i] * yv[i];
+    return s;
+  };
+  const std::vector<double> g0{1.3, 0.7}, b0{0.2, -0.4};
+  const view x = make_view<view>("x", shape), y = make_view<view>("y", shape), dy = make_view<view>("dy", shape),
+             dx = make_view<view>("dx", shape);
+  upload(x, xs);
+  upload(dy, ws);
+  upload(gamma, g0);
+  upload(beta, b0);
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y);
+  ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta);
+  const auto analytic = download(dx);
+  const auto analytic_gamma = download(dgamma);
+  const auto analytic_beta = download(dbeta);
+  const double h = 1e-6;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    auto up = xs, down = xs;
+    up[i] += h;
+    down[i] -= h;
+    const double numeric = (loss(up, g0, b0) - loss(down, g0, b0)) / (2 * h);
+    CHECK(std::fabs(numeric - analytic[i]) <= 1e-6 * std::max(1.0, std::fabs(numeric)));
+  }
+  for (std::size_t c = 0; c < 2; ++c) {
+    auto gu = g0, gd = g0, bu = b0, bd = b0;
+    gu[c] += h;
+    gd[c] -= h;
+    bu[c] += h;
+    bd[c] -= h;
+    CHECK(std::fabs((loss(xs, gu, b0) - loss(xs, gd, b0)) / (2 * h) - analytic_gamma[c]) <= 1e-6);
+    CHECK(std::fabs((loss(xs, g0, bu) - loss(xs, g0, bd)) / (2 * h) - analytic_beta[c]) <= 1e-6);
+  }
+}
+ORDO_TEST_ALL_SPACES(gradient_id);
+
+TEST_CASE_TEMPLATE_DEFINE("statistics of 1e4 + N(0, 1) in float stay accurate; a constant channel gives beta", ExecutionSpace,
+                          stability_id) {
+  using memory = typename ExecutionSpace::memory_space;
+  using view = Kokkos::View<float**, Kokkos::LayoutRight, memory>;
+  using vec = Kokkos::View<float*, memory>;
+  const std::size_t n = 200'000;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> values(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    values[2 * i] = static_cast<float>(1e4 + normal(rng));
+    values[2 * i + 1] = 3.25f;  // channel 1 is constant
+  }
+  view x("x", n, 2), y("y", n, 2);
+  upload(x, values);
+  vec gamma("gamma", 2), beta("beta", 2), rm("rm", 2), rv("rv", 2);
+  upload(gamma, {1.0, 2.0});
+  upload(beta, {0.0, 0.625});
+  Kokkos::deep_copy(rv, 1.0f);
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y);
+  // Reference: two passes in long double over the float values.
+  long double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += values[2 * i];
+  const long double mean = sum / n;
+  long double m2 = 0;
+  for (std::size_t i = 0; i < n; ++i) m2 += (values[2 * i] - mean) * (values[2 * i] - mean);
+  const long double invstd = 1.0L / std::sqrt(m2 / n + 1e-5L);
+  const auto mean_got = download(saved.mean);
+  const auto invstd_got = download(saved.invstd);
+  CHECK(std::fabs(mean_got[0] - static_cast<double>(mean)) <= 1e-9 * static_cast<double>(mean));
+  CHECK(std::fabs(invstd_got[0] - static_cast<double>(invstd)) <= 1e-7 * static_cast<double>(invstd));
+  // Question 4: var = 0, yet 1/sqrt(0 + eps) is finite and x - mean is exactly 0, so y = beta.
+  CHECK(invstd_got[1] == 1.0 / std::sqrt(1e-5));
+  const auto ys = download(y);
+  bool constant_channel_is_beta = true;
+  for (std::size_t i = 0; i < n; ++i) constant_channel_is_beta = constant_channel_is_beta && ys[2 * i + 1] == 0.625;
+  CHECK(constant_channel_is_beta);
+}
+ORDO_TEST_ALL_SPACES(stability_id);
+
+TEST_CASE_TEMPLATE_DEFINE("bad input is refused with messages naming what is wrong", ExecutionSpace, errors_id) {
+  using memory = typename ExecutionSpace::memory_space;
+  using vec = Kokkos::View<float*, memory>;
+  vec gamma("gamma", 3), beta("beta", 3), rm("rm", 3), rv("rv", 3), wrong("wrong", 4);
+  Kokkos::View<float**, Kokkos::LayoutRight, memory> one("one", 1, 3), one_y("one_y", 1, 3), empty("empty", 0, 3),
+      x("x", 5, 3), y("y", 5, 3), y_bad("y_bad", 5, 4);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(one, gamma, beta, rm, rv, one_y),
+                       "ordo::nn::batch_norm_forward_training: expected more than 1 value per channel when training, "
+                       "got input of shape (1, 3)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(empty, gamma, beta, rm, rv, empty),
+                       "ordo::nn::batch_norm_forward_training: empty batch: x has shape (0, 3), so N * spatial = 0 "
+                       "values per channel",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, wrong, beta, rm, rv, y),
+                       "ordo::nn::batch_norm_forward_training: gamma has 4 entries but x has 3 channels",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm, wrong, y),
+                       "ordo::nn::batch_norm_forward_inference: running_var has 4 entries but x has 3 channels",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_bad),
+                       "ordo::nn::batch_norm_forward_training: x has shape (5, 3) but y has shape (5, 4)",
+                       std::invalid_argument);
+  // Inference with one value per channel is fine (PyTorch too).
+  CHECK_NOTHROW(ordo::nn::batch_norm_forward_inference(one, gamma, beta, rm, rv, one_y));
+}
+ORDO_TEST_ALL_SPACES(errors_id);
+
+TEST_CASE("channel moments merge like one pass over all the data (Chan et al.)") {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal(5e3, 2.0);
+  std::vector<double> all;
+  std::vector<ordo::nn::channel_moments> parts;
+  for (int p = 0; p < 5; ++p) {
+    std::vector<double> part(100 + 37 * static_cast<std::size_t>(p));
+    for (auto& v : part) v = normal(rng);
+    double mean = 0;
+    for (double v : part) mean += v;
+    mean /= static_cast<double>(part.size());
+    double m2 = 0;
+    for (double v : part) m2 += (v - mean) * (v - mean);
+    parts.push_back({static_cast<double>(part.size()), mean, m2});
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  ordo::nn::channel_moments merged;
+  for (const auto& p : parts) merged.merge(p);
+  long double mean = 0;
+  for (double v : all) mean += v;
+  mean /= all.size();
+  long double m2 = 0;
+  for (double v : all) m2 += (v - mean) * (v - mean);
+  CHECK(merged.count == static_cast<double>(all.size()));
+  CHECK(std::fabs(merged.mean - static_cast<double>(mean)) <= 1e-12 * static_cast<double>(mean));
+  CHECK(std::fabs(merged.m2 - static_cast<double>(m2)) <= 1e-9 * static_cast<double>(m2));
+}
