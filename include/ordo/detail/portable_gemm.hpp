@@ -107,6 +107,9 @@ struct gemm_tiling<ExecutionSpace, T, false> {
   static constexpr int a_copies = 1;
 };
 
+// Kokkos 3 takes the byte count of Kokkos::PerTeam as an int, Kokkos 4 as a size_t.
+using per_team_bytes_t = decltype(Kokkos::PerTeam(0).value);
+
 // One team per mc x nc block of C (league rank = block row * column_blocks + block column).
 template <class ExecutionSpace, class AView, class BView, class CView>
 struct portable_gemm_kernel {
@@ -327,7 +330,7 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
   const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
   const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, level};
   const int league_size = static_cast<int>(row_blocks * column_blocks);
-  const auto scratch = Kokkos::PerTeam(static_cast<int>(bytes));
+  const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
   // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
   const int team_size_max = policy_type(space, league_size, 1)
                                 .set_scratch_size(level, scratch)
