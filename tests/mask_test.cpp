@@ -86,7 +86,7 @@ std::vector<mask_case> mask_cases() {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int i = 0; i < 40; ++i) {
     mask_case c{{extent(rng), extent(rng), extent(rng)}, {}, 0.0};
-    for (int a = 0; a < 3; ++a) c.center[a] = (unit(rng) * 1.4 - 0.2) * static_cast<double>(c.n[a]);
+    for (std::size_t a = 0; a < 3; ++a) c.center[a] = (unit(rng) * 1.4 - 0.2) * static_cast<double>(c.n[a]);
     if (i % 2 == 0) {
       // Centers on the grid and radii at exact voxel distances, or one ulp either side.
       for (auto& v : c.center) v = std::round(v);
@@ -102,7 +102,7 @@ std::vector<mask_case> mask_cases() {
   // squared distance is rounded (a fused multiply-add, another order) flips such voxels.
   for (int i = 0; i < 60; ++i) {
     mask_case c{{15, 14, 13}, {}, 0.0};
-    for (int a = 0; a < 3; ++a) c.center[a] = unit(rng) * static_cast<double>(c.n[a]);
+    for (std::size_t a = 0; a < 3; ++a) c.center[a] = unit(rng) * static_cast<double>(c.n[a]);
     volatile double dx = static_cast<double>(rng() % 15) - c.center[0];
     volatile double dy = static_cast<double>(rng() % 14) - c.center[1];
     volatile double dz = static_cast<double>(rng() % 13) - c.center[2];

@@ -230,8 +230,8 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   const auto yf = detail::flat(y);
   const unsigned channels = static_cast<unsigned>(g.channels);
 
-  batch_norm_saved<memory> saved{Kokkos::View<double*, memory>("ordo::nn::saved mean", g.channels),
-                                 Kokkos::View<double*, memory>("ordo::nn::saved invstd", g.channels)};
+  batch_norm_saved<memory> saved{Kokkos::View<double*, memory>("ordo::nn::saved mean", channels),
+                                 Kokkos::View<double*, memory>("ordo::nn::saved invstd", channels)};
   auto sums = detail::sum_per_channel<space>(g, channels, detail::sum_of_values<decltype(xf)>{xf});
   auto mean_host = Kokkos::create_mirror_view(saved.mean);
   for (unsigned c = 0; c < channels; ++c) mean_host(c) = sums(c) / static_cast<double>(m);
