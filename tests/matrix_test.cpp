@@ -32,6 +32,16 @@ TEST_CASE_TEMPLATE_DEFINE("ordo::matrix: static and dynamic extents, shapes the 
   CHECK(y.rows() == 5);
   CHECK(y.cols() == 6);
   CHECK(ordo::chain_cost_v<fixed, ordo::matrix<double, 4, 5, ExecutionSpace>> == 60);
+
+  // Uninitialized allocation, for results about to be overwritten.
+  const fixed u(ordo::uninitialized);
+  const rows_dynamic ux(ordo::uninitialized, 9);
+  const both_dynamic uy(ordo::uninitialized, 2, 7);
+  CHECK(u.rows() == 3);
+  CHECK(ux.rows() == 9);
+  CHECK(ux.cols() == 64);
+  CHECK(uy.cols() == 7);
+  static_assert(!std::is_constructible_v<fixed, ordo::uninitialized_t, std::size_t>);
 }
 ORDO_TEST_ALL_SPACES(matrix_basics_id);
 

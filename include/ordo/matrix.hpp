@@ -16,6 +16,14 @@
 
 namespace ordo {
 
+// Asks a matrix constructor to leave the elements uninitialized: for results that are about to be
+// overwritten, a zero fill costs a pass over memory (and, on OpenMP, wakes threads that then spin
+// while BLAS runs on the same cores).
+struct uninitialized_t {
+  explicit uninitialized_t() = default;
+};
+inline constexpr uninitialized_t uninitialized{};
+
 // A Rows x Cols matrix of T in the memory of ExecutionSpace. Extents given as ordo::dynamic are
 // set at construction. Copies share the data, like Kokkos::View.
 template <class T, std::size_t Rows, std::size_t Cols, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
@@ -43,6 +51,20 @@ class matrix {
   matrix(std::size_t rows, std::size_t cols)
     requires(shape_type::dynamic_extent_count == 2)
       : view_(default_label(), rows, cols) {}
+
+  // The same, without initializing the elements: ordo::matrix<T, R, C> m(ordo::uninitialized, ...).
+  explicit matrix(uninitialized_t)
+    requires shape_type::is_static
+      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), Rows, Cols) {}
+
+  matrix(uninitialized_t, std::size_t dynamic_extent)
+    requires(shape_type::dynamic_extent_count == 1)
+      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()),
+              Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols) {}
+
+  matrix(uninitialized_t, std::size_t rows, std::size_t cols)
+    requires(shape_type::dynamic_extent_count == 2)
+      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), rows, cols) {}
 
   // Wraps an existing View without copying. Its extents must match the static ones.
   explicit matrix(view_type view) : view_(std::move(view)) {

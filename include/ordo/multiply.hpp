@@ -155,19 +155,19 @@ class chain_expression {
 
   const std::tuple<Ms...>& operands() const noexcept { return operands_; }
 
-  // A new result matrix of the right extents.
+  // A new result matrix of the right extents, uninitialized: evaluate overwrites every element.
   result_type make_result() const {
     constexpr std::size_t rows = result_type::static_rows, cols = result_type::static_cols;
     const std::size_t actual_rows = std::get<0>(operands_).rows();
     const std::size_t actual_cols = std::get<sizeof...(Ms) - 1>(operands_).cols();
     if constexpr (rows != dynamic && cols != dynamic) {
-      return result_type{};
+      return result_type{uninitialized};
     } else if constexpr (rows == dynamic && cols == dynamic) {
-      return result_type{actual_rows, actual_cols};
+      return result_type{uninitialized, actual_rows, actual_cols};
     } else if constexpr (rows == dynamic) {
-      return result_type{actual_rows};
+      return result_type{uninitialized, actual_rows};
     } else {
-      return result_type{actual_cols};
+      return result_type{uninitialized, actual_cols};
     }
   }
 
