@@ -115,7 +115,8 @@ template <class ExecutionSpace, class AView, class BView, class CView>
 struct portable_gemm_kernel {
   using value_type = typename CView::non_const_value_type;
   using tiling = gemm_tiling<ExecutionSpace, value_type>;
-  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using member_type =
+      typename Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>::member_type;
   using scratch_view = Kokkos::View<value_type*, typename ExecutionSpace::scratch_memory_space,
                                     Kokkos::MemoryUnmanaged>;
 
@@ -138,6 +139,7 @@ struct portable_gemm_kernel {
   std::int64_t n;
   std::int64_t k;  // 0 when alpha == 0: then A and B are not read, as in BLAS
   std::int64_t column_blocks;
+  int block_columns;  // nc, or fewer on hosts when n is small (see portable_gemm)
   int scratch_level;
 
   static std::size_t scratch_bytes() {
@@ -152,9 +154,9 @@ struct portable_gemm_kernel {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const std::int64_t block = team.league_rank();
     const std::int64_t i0 = block / column_blocks * mc;
-    const std::int64_t j0 = block % column_blocks * nc;
+    const std::int64_t j0 = block % column_blocks * block_columns;
     const int mb = static_cast<int>(smaller(mc, m - i0));
-    const int nb = static_cast<int>(smaller(nc, n - j0));
+    const int nb = static_cast<int>(smaller(block_columns, n - j0));
     const int row_panels = (mb + mr - 1) / mr;
     const int column_panels = (nb + nr - 1) / nr;
 
@@ -322,13 +324,24 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
   if (m == 0 || n == 0 || (k == 0 && beta == value_type(1))) return;
 
   const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
-  const std::int64_t column_blocks = (n + kernel::nc - 1) / kernel::nc;
+  // Host threads take blocks dynamically; a small C is cut into narrower column blocks so that
+  // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
+  // compile-time sizes, the narrower width only leaves part of the packed B unused).
+  int block_columns = kernel::nc;
+  if constexpr (gemm_runs_on_host_v<ExecutionSpace>) {
+    const std::int64_t wanted_blocks = 4 * static_cast<std::int64_t>(space.concurrency());
+    while (block_columns > 4 * kernel::nr && block_columns % (2 * kernel::nr) == 0 &&
+           row_blocks * ((n + block_columns - 1) / block_columns) < wanted_blocks) {
+      block_columns /= 2;
+    }
+  }
+  const std::int64_t column_blocks = (n + block_columns - 1) / block_columns;
   const std::size_t bytes = kernel::scratch_bytes();
-  using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
   // limit but back both levels with the same memory, so large host tiles use level 1.
   const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
-  const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, level};
+  const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, block_columns, level};
   const int league_size = static_cast<int>(row_blocks * column_blocks);
   const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
   // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
