@@ -89,15 +89,12 @@ struct exact_accumulator {
     const std::int64_t piece0 = static_cast<std::int64_t>(low & 0xffffffffu);
     const std::int64_t piece1 = static_cast<std::int64_t>(low >> 32);
     const std::int64_t piece2 = static_cast<std::int64_t>(high);
-    if (negative) {
-      chunk[index] -= piece0;
-      chunk[index + 1] -= piece1;
-      if (piece2 != 0) chunk[index + 2] -= piece2;
-    } else {
-      chunk[index] += piece0;
-      chunk[index + 1] += piece1;
-      if (piece2 != 0) chunk[index + 2] += piece2;
-    }
+    // Branch-free: signs of mixed data are random, and a mispredicted branch costs more than the
+    // adds. (p ^ m) - m is p for m = 0 and -p for m = -1; chunk[index + 2] always exists.
+    const std::int64_t m = -static_cast<std::int64_t>(negative);
+    chunk[index] += (piece0 ^ m) - m;
+    chunk[index + 1] += (piece1 ^ m) - m;
+    chunk[index + 2] += (piece2 ^ m) - m;
   }
 
   // Propagates carries so that every chunk but the last lies in [0, 2^32); the last carries the
