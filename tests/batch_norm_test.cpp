@@ -3,6 +3,8 @@
 #include "support/execution_spaces.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -328,3 +330,188 @@ TEST_CASE("channel moments merge like one pass over all the data (Chan et al.)")
   CHECK(std::fabs(merged.mean - static_cast<double>(mean)) <= 1e-12 * static_cast<double>(mean));
   CHECK(std::fabs(merged.m2 - static_cast<double>(m2)) <= 1e-9 * static_cast<double>(m2));
 }
+
+namespace {
+
+// Layout of a test batch: extents and which axis holds the channels.
+struct batch_shape {
+  std::vector<std::size_t> extents;
+  ordo::nn::memory_format layout;
+  std::size_t channel_axis() const {
+    return layout == ordo::nn::channels_first || extents.size() == 2 ? 1 : extents.size() - 1;
+  }
+  std::size_t channels() const { return extents[channel_axis()]; }
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (auto e : extents) n *= e;
+    return n;
+  }
+  // Channel of the element at row-major flat index k.
+  std::size_t channel_of(std::size_t k) const {
+    for (std::size_t a = extents.size(); a-- > channel_axis() + 1;) k /= extents[a];
+    return k % channels();
+  }
+};
+
+// Everything one training step and its backward produce.
+struct step_results {
+  std::vector<double> y, mean, invstd, running_mean, running_var, dx, dgamma, dbeta, y_inference;
+};
+
+template <class T, std::size_t Rank, class Space>
+step_results run_step(const batch_shape& s, const std::vector<double>& x_values, const std::vector<double>& dy_values,
+                      const std::vector<double>& gamma_values, const std::vector<double>& beta_values) {
+  using memory = typename Space::memory_space;
+  using view = typename nd_view<T, memory, Rank>::type;
+  using vec = Kokkos::View<T*, memory>;
+  const std::size_t c = s.channels();
+  const ordo::nn::batch_norm_options opt{.eps = 1e-5, .momentum = 0.25, .layout = s.layout};
+  const view x = make_view<view>("x", s.extents), y = make_view<view>("y", s.extents), dy = make_view<view>("dy", s.extents),
+             dx = make_view<view>("dx", s.extents), yi = make_view<view>("yi", s.extents);
+  const vec gamma("gamma", c), beta("beta", c), rm("rm", c), rv("rv", c), dgamma("dgamma", c), dbeta("dbeta", c);
+  upload(x, x_values);
+  upload(dy, dy_values);
+  upload(gamma, gamma_values);
+  upload(beta, beta_values);
+  Kokkos::deep_copy(rm, T(0.5));
+  Kokkos::deep_copy(rv, T(2));
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y, opt);
+  ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, opt);
+  ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm, rv, yi, opt);
+  return {download(y),  download(saved.mean), download(saved.invstd), download(rm),   download(rv),
+          download(dx), download(dgamma),     download(dbeta),        download(yi)};
+}
+
+// The same step in long double, straight from the definitions (two passes per channel).
+step_results reference_step(const batch_shape& s, const std::vector<double>& x, const std::vector<double>& dy,
+                            const std::vector<double>& gamma, const std::vector<double>& beta) {
+  const std::size_t c = s.channels(), n = s.size();
+  const long double m = static_cast<long double>(n / c);
+  std::vector<long double> mean(c), m2(c), sum_dy(c), dotp(c);
+  for (std::size_t k = 0; k < n; ++k) mean[s.channel_of(k)] += x[k];
+  for (auto& v : mean) v /= m;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t ch = s.channel_of(k);
+    m2[ch] += (x[k] - mean[ch]) * (x[k] - mean[ch]);
+    sum_dy[ch] += dy[k];
+    dotp[ch] += (x[k] - mean[ch]) * dy[k];
+  }
+  step_results r;
+  std::vector<long double> invstd(c), running_mean(c), running_var(c);
+  for (std::size_t ch = 0; ch < c; ++ch) {
+    invstd[ch] = 1.0L / std::sqrt(m2[ch] / m + 1e-5L);
+    running_mean[ch] = 0.75L * 0.5L + 0.25L * mean[ch];
+    running_var[ch] = 0.75L * 2.0L + 0.25L * m2[ch] / (m - 1);
+    r.mean.push_back(static_cast<double>(mean[ch]));
+    r.invstd.push_back(static_cast<double>(invstd[ch]));
+    r.running_mean.push_back(static_cast<double>(running_mean[ch]));
+    r.running_var.push_back(static_cast<double>(running_var[ch]));
+    r.dgamma.push_back(static_cast<double>(dotp[ch] * invstd[ch]));
+    r.dbeta.push_back(static_cast<double>(sum_dy[ch]));
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t ch = s.channel_of(k);
+    const long double centered = x[k] - mean[ch];
+    r.y.push_back(static_cast<double>(centered * invstd[ch] * gamma[ch] + beta[ch]));
+    r.dx.push_back(static_cast<double>((dy[k] - sum_dy[ch] / m - centered * invstd[ch] * invstd[ch] * dotp[ch] / m) *
+                                       invstd[ch] * gamma[ch]));
+    const long double inference_invstd = 1.0L / std::sqrt(running_var[ch] + 1e-5L);
+    r.y_inference.push_back(static_cast<double>((x[k] - running_mean[ch]) * inference_invstd * gamma[ch] + beta[ch]));
+  }
+  return r;
+}
+
+struct random_batch {
+  std::vector<double> x, dy, gamma, beta;
+};
+
+random_batch make_batch(const batch_shape& s, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  random_batch b;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    b.x.push_back(3.0 + 0.5 * static_cast<double>(s.channel_of(k) % 7) + normal(rng));
+    b.dy.push_back(normal(rng));
+  }
+  for (std::size_t ch = 0; ch < s.channels(); ++ch) {
+    b.gamma.push_back(1.0 + 0.1 * normal(rng));
+    b.beta.push_back(0.1 * normal(rng));
+  }
+  return b;
+}
+
+template <class T, class Space>
+step_results run_step_any_rank(const batch_shape& s, const random_batch& b) {
+  switch (s.extents.size()) {
+    case 2: return run_step<T, 2, Space>(s, b.x, b.dy, b.gamma, b.beta);
+    case 3: return run_step<T, 3, Space>(s, b.x, b.dy, b.gamma, b.beta);
+    case 4: return run_step<T, 4, Space>(s, b.x, b.dy, b.gamma, b.beta);
+    default: return run_step<T, 5, Space>(s, b.x, b.dy, b.gamma, b.beta);
+  }
+}
+
+// Shapes around the boundaries of ordo's work items (16384 values per item; rows of at most 1024
+// channels): several items per channel with a short last one, runs shorter than the 8-lane loop,
+// channel chunks with a short last one, single rows.
+const std::vector<batch_shape>& boundary_shapes() {
+  static const std::vector<batch_shape> shapes{
+      {{7, 3, 5000}, ordo::nn::channels_first},        // 3 rows per item: items of 3, 3 and 1 rows
+      {{2500, 2, 3}, ordo::nn::channels_first},        // runs of 3 values: only the loops' tails
+      {{3, 2, 1, 1}, ordo::nn::channels_first},        // spatial 1: handled as rows
+      {{40, 1500}, ordo::nn::channels_first},          // (N, C), C > 1024: chunks of 1024 and 476 channels
+      {{20, 30, 30, 3}, ordo::nn::channels_last},      // 18000 rows of 3: items of 5461 rows and a short one
+      {{2, 5, 4, 3, 17}, ordo::nn::channels_last},     // rank 5, channels last
+      {{3, 17, 2, 3, 2000}, ordo::nn::channels_first}  // rank 5, 12000 values per run: 1 run per item
+  };
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("work-item boundaries: every output matches a long double reference", ExecutionSpace,
+                          boundary_id) {
+  std::uint64_t seed = 100;
+  for (const auto& s : boundary_shapes()) {
+    CAPTURE(s.extents.size());
+    CAPTURE(s.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results got = run_step_any_rank<double, ExecutionSpace>(s, b);
+    const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
+    const double tolerance = 1e-12;
+    CHECK(close(got.mean, want.mean, tolerance));
+    CHECK(close(got.invstd, want.invstd, tolerance));
+    CHECK(close(got.running_mean, want.running_mean, tolerance));
+    CHECK(close(got.running_var, want.running_var, tolerance));
+    CHECK(close(got.y, want.y, tolerance));
+    CHECK(close(got.dx, want.dx, tolerance));
+    CHECK(close(got.dgamma, want.dgamma, tolerance));
+    CHECK(close(got.dbeta, want.dbeta, tolerance));
+    CHECK(close(got.y_inference, want.y_inference, tolerance));
+  }
+}
+ORDO_TEST_ALL_SPACES(boundary_id);
+
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+TEST_CASE("the same bits on Serial and on OpenMP with this process's thread count") {
+  // ctest also runs this case with 1, 2 and 4 OpenMP threads (batch_norm_test.threads_N): every
+  // run equals Serial bit for bit, so all thread counts agree.
+  if (const char* expected = std::getenv("ORDO_TEST_THREADS")) {
+    CHECK(Kokkos::OpenMP().concurrency() == std::atoi(expected));
+  }
+  const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  std::uint64_t seed = 500;
+  for (const auto& s : boundary_shapes()) {
+    CAPTURE(s.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results serial = run_step_any_rank<float, Kokkos::Serial>(s, b);
+    const step_results threads = run_step_any_rank<float, Kokkos::OpenMP>(s, b);
+    for (const auto member : {&step_results::y, &step_results::mean, &step_results::invstd, &step_results::running_mean,
+                              &step_results::running_var, &step_results::dx, &step_results::dgamma, &step_results::dbeta,
+                              &step_results::y_inference}) {
+      CHECK(same_bits(serial.*member, threads.*member));
+    }
+  }
+}
+#endif

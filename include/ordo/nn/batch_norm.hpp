@@ -126,80 +126,356 @@ void check_same_shape(const A& a, const B& b, const char* operation, const char*
   }
 }
 
-// Per-channel sums over the batch as one Kokkos array reduction: each work item is one outer
-// block, so the reads of a channel are contiguous (channels first) or a whole channel row at a
-// time (channels last). Term(c, v, flat_index) gives what to add for value v of channel c; with
-// two terms per channel (second_term) the result holds 2 C sums.
-template <class Space, class Term>
-struct channel_sums {
-  using value_type = double[];
-  using size_type = std::int64_t;
-  unsigned value_count;
-  channel_geometry g;
-  Term term;
+// ORDO_RESTRICT promises that the pointers of a kernel's inner loop do not alias, so that the
+// loops over channels (rows of channels-last data) vectorize; g++, clang and nvcc all spell it so.
+#define ORDO_RESTRICT __restrict__
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t o, double* sums) const {
-    for (std::int64_t c = 0; c < g.channels; ++c) {
-      const std::int64_t base = (o * g.channels + c) * g.inner;
-      for (std::int64_t i = 0; i < g.inner; ++i) term(c, base + i, sums);
-    }
+// The batch is cut into work items by its shape alone, never by the thread count, and every
+// per-channel result is combined from the items' partial results in item order. So the
+// statistics, and with them every output, have the same bits on any number of threads and any
+// execution space.
+//   blocks (inner > 1, channels first): item (q, c) = rows [q R, q R + R) of channel c, that is
+//     R contiguous runs of `inner` values, R = max(1, block_item_elements / inner). Items are
+//     numbered q C + c, so with R = 1 consecutive items are adjacent in memory.
+//   rows (inner == 1: channels last, or (N, C)): item (q, w) = rows [q R, q R + R) of the channels
+//     [w W, w W + W), W = min(C, row_item_channels), R = max(1, row_item_elements / W).
+// An item fits in the L1 (blocks) or L2 (rows) cache, so the forward's two passes over it read
+// memory once. Row items are larger because each of them leaves W partial results to merge.
+inline constexpr std::int64_t block_item_elements = 4096;
+inline constexpr std::int64_t row_item_elements = 16384;
+inline constexpr std::int64_t row_item_channels = 1024;
+
+struct work_partition {
+  channel_geometry g;
+  std::int64_t rows_per_item = 1;  // R
+  std::int64_t row_items = 1;      // Q: the partial results are Q x C
+  std::int64_t channel_width = 1;  // W
+  std::int64_t channel_items = 1;
+  // 1 / count(q) for full items and for the last one, computed once on the host, so that the
+  // item kernels and the merge derive the same item centres without a division per item.
+  double inverse_full_count = 1, inverse_last_count = 1;
+
+  KOKKOS_INLINE_FUNCTION bool by_rows() const { return g.inner == 1; }
+  KOKKOS_INLINE_FUNCTION std::int64_t items() const { return row_items * channel_items; }
+  KOKKOS_INLINE_FUNCTION std::int64_t row_begin(std::int64_t q) const { return q * rows_per_item; }
+  KOKKOS_INLINE_FUNCTION std::int64_t row_end(std::int64_t q) const {
+    const std::int64_t end = (q + 1) * rows_per_item;
+    return end < g.outer ? end : g.outer;
   }
-  KOKKOS_INLINE_FUNCTION void init(double* sums) const {
-    for (unsigned k = 0; k < value_count; ++k) sums[k] = 0.0;
+  // Values of one channel in row item q.
+  KOKKOS_INLINE_FUNCTION double count(std::int64_t q) const {
+    return static_cast<double>((row_end(q) - row_begin(q)) * g.inner);
   }
-  KOKKOS_INLINE_FUNCTION void join(double* dst, const double* src) const {
-    for (unsigned k = 0; k < value_count; ++k) dst[k] += src[k];
+  KOKKOS_INLINE_FUNCTION double inverse_count(std::int64_t q) const {
+    return q + 1 == row_items ? inverse_last_count : inverse_full_count;
   }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
-    for (unsigned k = 0; k < value_count; ++k) dst[k] = dst[k] + src[k];
+  KOKKOS_INLINE_FUNCTION std::int64_t channel_begin(std::int64_t w) const { return w * channel_width; }
+  KOKKOS_INLINE_FUNCTION std::int64_t channel_end(std::int64_t w) const {
+    const std::int64_t end = (w + 1) * channel_width;
+    return end < g.channels ? end : g.channels;
   }
 };
 
-template <class Space, class Term>
-Kokkos::View<double*, Kokkos::HostSpace> sum_per_channel(const channel_geometry& g, unsigned values, Term term) {
-  Kokkos::View<double*, Kokkos::HostSpace> result("ordo::nn::channel sums", values);
-  Kokkos::parallel_reduce("ordo::nn::batch_norm statistics",
-                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, g.outer),
-                          channel_sums<Space, Term>{values, g, term}, result);
-  Space().fence();
-  return result;
+inline work_partition partition_of(const channel_geometry& g) {
+  work_partition p;
+  p.g = g;
+  if (g.inner > 1) {
+    p.rows_per_item = g.inner >= block_item_elements ? 1 : block_item_elements / g.inner;
+    p.channel_width = 1;
+  } else {
+    p.channel_width = g.channels < row_item_channels ? g.channels : row_item_channels;
+    p.rows_per_item = p.channel_width >= row_item_elements ? 1 : row_item_elements / p.channel_width;
+  }
+  p.row_items = (g.outer + p.rows_per_item - 1) / p.rows_per_item;
+  p.channel_items = (g.channels + p.channel_width - 1) / p.channel_width;
+  p.inverse_full_count = 1.0 / p.count(0);
+  p.inverse_last_count = 1.0 / p.count(p.row_items - 1);
+  return p;
 }
 
-template <class XView>
-struct sum_of_values {
-  XView x;  // flat
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, std::int64_t k, double* sums) const {
-    sums[c] += static_cast<double>(x(k));
+// Sums in double with 8 independent accumulators: the adds of one run do not wait on each other,
+// and the loop vectorizes.
+template <class T>
+KOKKOS_INLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) acc[l] += static_cast<double>(x[i + l]);
+  }
+  for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, std::int64_t n, double centre) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) {
+      const double d = static_cast<double>(x[i + l]) - centre;
+      acc[l] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - centre;
+    acc[0] += d * d;
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// sum dy and sum (x - centre) dy over one run.
+template <class T>
+KOKKOS_INLINE_FUNCTION void run_backward_sums(const T* ORDO_RESTRICT x, const T* ORDO_RESTRICT dy, std::int64_t n,
+                                              double centre, double& sum_dy, double& dotp) {
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) {
+      const double g = static_cast<double>(dy[i + l]);
+      s[l] += g;
+      p[l] += (static_cast<double>(x[i + l]) - centre) * g;
+    }
+  }
+  for (; i < n; ++i) {
+    const double g = static_cast<double>(dy[i]);
+    s[0] += g;
+    p[0] += (static_cast<double>(x[i]) - centre) * g;
+  }
+  sum_dy += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  dotp += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+}
+
+// Forward statistics of one item, two passes over it: its sum s, then the sum of squared
+// deviations from its centre s / count (computed as s * inverse_count), into partial_sum and
+// partial_m2 (Q x C). The merge adds the sums for the batch mean and each item's m2 plus
+// count (centre - mean)^2: the two-pass formula applied to the items, with no division per item.
+template <class T>
+struct item_moments_kernel {
+  work_partition p;
+  const T* x;
+  double* partial_sum;
+  double* partial_m2;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const double inverse_count = p.inverse_count(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      double s = 0;
+      for (std::int64_t r = r0; r < r1; ++r) s += run_sum(x + (r * cs + c) * inner, inner);
+      const double centre = s * inverse_count;
+      double m2 = 0;
+      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations(x + (r * cs + c) * inner, inner, centre);
+      partial_sum[q * cs + c] = s;
+      partial_m2[q * cs + c] = m2;
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      double* ORDO_RESTRICT sum = partial_sum + q * cs + c0;
+      double* ORDO_RESTRICT m2 = partial_m2 + q * cs + c0;
+      // Four rows at a time: a quarter of the loads and stores of the per-channel sums.
+      std::int64_t r = r0;
+      for (std::int64_t c = 0; c < width; ++c) sum[c] = m2[c] = 0;
+      for (; r + 4 <= r1; r += 4) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        const T* ORDO_RESTRICT b = a + cs;
+        const T* ORDO_RESTRICT d = b + cs;
+        const T* ORDO_RESTRICT e = d + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          sum[c] += (static_cast<double>(a[c]) + static_cast<double>(b[c])) +
+                    (static_cast<double>(d[c]) + static_cast<double>(e[c]));
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) sum[c] += static_cast<double>(a[c]);
+      }
+      for (r = r0; r + 4 <= r1; r += 4) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        const T* ORDO_RESTRICT b = a + cs;
+        const T* ORDO_RESTRICT d = b + cs;
+        const T* ORDO_RESTRICT e = d + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double centre = sum[c] * inverse_count;
+          const double da = static_cast<double>(a[c]) - centre, db = static_cast<double>(b[c]) - centre;
+          const double dd = static_cast<double>(d[c]) - centre, de = static_cast<double>(e[c]) - centre;
+          m2[c] += (da * da + db * db) + (dd * dd + de * de);
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double d = static_cast<double>(a[c]) - sum[c] * inverse_count;
+          m2[c] += d * d;
+        }
+      }
+    }
   }
 };
 
-template <class XView, class MeanView>
-struct sum_of_squared_deviations {
-  XView x;
-  MeanView mean;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, std::int64_t k, double* sums) const {
-    const double d = static_cast<double>(x(k)) - mean(c);
-    sums[c] += d * d;
+// Backward partial sums of one item: sum dy and sum (x - mean) dy, into partial_dy and
+// partial_dotp (Q x C).
+template <class T>
+struct item_backward_sums_kernel {
+  work_partition p;
+  const T* x;
+  const T* dy;
+  const double* mean;
+  double* partial_dy;
+  double* partial_dotp;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const double centre = mean[c];
+      double sum_dy = 0, dotp = 0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        run_backward_sums(x + base, dy + base, inner, centre, sum_dy, dotp);
+      }
+      partial_dy[q * cs + c] = sum_dy;
+      partial_dotp[q * cs + c] = dotp;
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      double* ORDO_RESTRICT sum_dy = partial_dy + q * cs + c0;
+      double* ORDO_RESTRICT dotp = partial_dotp + q * cs + c0;
+      const double* ORDO_RESTRICT centre = mean + c0;
+      for (std::int64_t c = 0; c < width; ++c) sum_dy[c] = dotp[c] = 0;
+      // Two rows at a time: half the loads and stores of the per-channel sums.
+      std::int64_t r = r0;
+      for (; r + 2 <= r1; r += 2) {
+        const T* ORDO_RESTRICT xa = x + r * cs + c0;
+        const T* ORDO_RESTRICT xb = xa + cs;
+        const T* ORDO_RESTRICT ga = dy + r * cs + c0;
+        const T* ORDO_RESTRICT gb = ga + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double a = static_cast<double>(ga[c]), b = static_cast<double>(gb[c]);
+          sum_dy[c] += a + b;
+          dotp[c] += (static_cast<double>(xa[c]) - centre[c]) * a + (static_cast<double>(xb[c]) - centre[c]) * b;
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double g = static_cast<double>(dyr[c]);
+          sum_dy[c] += g;
+          dotp[c] += (static_cast<double>(xr[c]) - centre[c]) * g;
+        }
+      }
+    }
   }
 };
 
-template <class XView, class DyView, class MeanView>
-struct backward_sums {
-  XView x;
-  DyView dy;
-  MeanView mean;
-  std::int64_t channels;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, std::int64_t k, double* sums) const {
-    const double g = static_cast<double>(dy(k));
-    sums[c] += g;
-    sums[channels + c] += (static_cast<double>(x(k)) - mean(c)) * g;
+// Per-channel coefficients of the element passes, C entries each.
+struct affine_coefficients {
+  const double* centre;  // y = (x - centre) scale + shift
+  const double* scale;
+  const double* shift;
+};
+
+// y = (x - centre) scale + shift, item by item.
+template <class T>
+struct normalize_kernel {
+  work_partition p;
+  const T* x;
+  T* y;
+  affine_coefficients k;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const double centre = k.centre[c], scale = k.scale[c], shift = k.shift[c];
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        const T* ORDO_RESTRICT xr = x + base;
+        T* ORDO_RESTRICT yr = y + base;
+        for (std::int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<double>(xr[i]) - centre) * scale + shift);
+      }
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const double* ORDO_RESTRICT centre = k.centre + c0;
+      const double* ORDO_RESTRICT scale = k.scale + c0;
+      const double* ORDO_RESTRICT shift = k.shift + c0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        T* ORDO_RESTRICT yr = y + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          yr[c] = static_cast<T>((static_cast<double>(xr[c]) - centre[c]) * scale[c] + shift[c]);
+        }
+      }
+    }
   }
 };
 
-template <class View>
-auto flat(const View& v) {
-  return Kokkos::View<typename View::value_type*, typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-      v.data(), v.size());
+// dx = (dy - mean_dy - (x - centre) projection) scale, item by item.
+template <class T>
+struct input_gradient_kernel {
+  work_partition p;
+  const T* x;
+  const T* dy;
+  T* dx;
+  const double* centre;
+  const double* mean_dy;
+  const double* projection;
+  const double* scale;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const double m = centre[c], g = mean_dy[c], pr = projection[c], a = scale[c];
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        const T* ORDO_RESTRICT xr = x + base;
+        const T* ORDO_RESTRICT dyr = dy + base;
+        T* ORDO_RESTRICT dxr = dx + base;
+        for (std::int64_t i = 0; i < inner; ++i) {
+          dxr[i] = static_cast<T>((static_cast<double>(dyr[i]) - g - (static_cast<double>(xr[i]) - m) * pr) * a);
+        }
+      }
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const double* ORDO_RESTRICT m = centre + c0;
+      const double* ORDO_RESTRICT g = mean_dy + c0;
+      const double* ORDO_RESTRICT pr = projection + c0;
+      const double* ORDO_RESTRICT a = scale + c0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
+        T* ORDO_RESTRICT dxr = dx + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          dxr[c] = static_cast<T>((static_cast<double>(dyr[c]) - g[c] - (static_cast<double>(xr[c]) - m[c]) * pr[c]) * a[c]);
+        }
+      }
+    }
+  }
+};
+
+template <class Space>
+using item_policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+
+template <class Space, class... Views>
+void require_accessible(const char* operation) {
+  static_assert((Kokkos::SpaceAccessibility<Space, typename Views::memory_space>::accessible && ...),
+                "ordo::nn::batch_norm: every View (x, y, gamma, beta, running statistics, gradients) must be "
+                "accessible from x's execution space");
+  (void)operation;
+}
+
+template <class T, class Memory>
+Kokkos::View<T*, Memory> scratch(const char* label, std::int64_t n) {
+  return Kokkos::View<T*, Memory>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                  static_cast<std::size_t>(n));
 }
 
 }  // namespace detail
@@ -215,6 +491,9 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_forward_training: y must have x's value type");
+  detail::require_accessible<space, YView, ParamView, StatView>(op);
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
   detail::check_channels(gamma, g.channels, op, "gamma");
@@ -226,50 +505,44 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
     throw std::invalid_argument(std::string(op) + ": expected more than 1 value per channel when training, got input of shape " +
                                 detail::shape_string(x));
   }
-  const auto xf = detail::flat(x);
-  const auto yf = detail::flat(y);
-  const unsigned channels = static_cast<unsigned>(g.channels);
+  const detail::work_partition p = detail::partition_of(g);
+  const std::int64_t cs = g.channels;
+  // Written in full by the merge kernel below.
+  batch_norm_saved<memory> saved{detail::scratch<double, memory>("ordo::nn::saved mean", cs),
+                                 detail::scratch<double, memory>("ordo::nn::saved invstd", cs)};
+  const auto partial_sum = detail::scratch<double, memory>("ordo::nn::partial sum", p.row_items * cs);
+  const auto partial_m2 = detail::scratch<double, memory>("ordo::nn::partial m2", p.row_items * cs);
+  const auto coefficients = detail::scratch<double, memory>("ordo::nn::coefficients", 2 * cs);
 
-  batch_norm_saved<memory> saved{Kokkos::View<double*, memory>("ordo::nn::saved mean", channels),
-                                 Kokkos::View<double*, memory>("ordo::nn::saved invstd", channels)};
-  auto sums = detail::sum_per_channel<space>(g, channels, detail::sum_of_values<decltype(xf)>{xf});
-  auto mean_host = Kokkos::create_mirror_view(saved.mean);
-  for (unsigned c = 0; c < channels; ++c) mean_host(c) = sums(c) / static_cast<double>(m);
-  Kokkos::deep_copy(saved.mean, mean_host);
-  auto deviations = detail::sum_per_channel<space>(
-      g, channels, detail::sum_of_squared_deviations<decltype(xf), decltype(saved.mean)>{xf, saved.mean});
-
-  auto invstd_host = Kokkos::create_mirror_view(saved.invstd);
-  auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), running_mean);
-  auto rv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), running_var);
-  for (unsigned c = 0; c < channels; ++c) {
-    const double biased = deviations(c) / static_cast<double>(m);
-    const double unbiased = deviations(c) / static_cast<double>(m - 1);
-    invstd_host(c) = 1.0 / std::sqrt(biased + options.eps);
-    using stat_type = typename StatView::non_const_value_type;
-    rm(c) = static_cast<stat_type>((1 - options.momentum) * static_cast<double>(rm(c)) + options.momentum * mean_host(c));
-    rv(c) = static_cast<stat_type>((1 - options.momentum) * static_cast<double>(rv(c)) + options.momentum * unbiased);
-  }
-  Kokkos::deep_copy(saved.invstd, invstd_host);
-  Kokkos::deep_copy(running_mean, rm);
-  Kokkos::deep_copy(running_var, rv);
-
+  Kokkos::parallel_for("ordo::nn::batch_norm_forward_training statistics", detail::item_policy<space>(0, p.items()),
+                       detail::item_moments_kernel<T>{p, x.data(), partial_sum.data(), partial_m2.data()});
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
-  const std::int64_t inner = g.inner, cs = g.channels;
-  // One work item per outer block, channels and inner elements in loops: no per-element index
-  // division (two dependent 64-bit divisions per element made this loop 10x slower).
+  const double eps = options.eps, momentum = options.momentum, count = static_cast<double>(m);
+  using stat_type = typename StatView::non_const_value_type;
   Kokkos::parallel_for(
-      "ordo::nn::batch_norm_forward_training", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, g.outer),
-      KOKKOS_LAMBDA(std::int64_t o) {
-        for (std::int64_t c = 0; c < cs; ++c) {
-          const double centre = mean(c), a = invstd(c) * static_cast<double>(gamma(c)), b = static_cast<double>(beta(c));
-          const std::int64_t base = (o * cs + c) * inner;
-          for (std::int64_t i = 0; i < inner; ++i) {
-            yf(base + i) = static_cast<T>((static_cast<double>(xf(base + i)) - centre) * a + b);
-          }
+      "ordo::nn::batch_norm_forward_training merge", detail::item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+        double sum = 0;
+        for (std::int64_t q = 0; q < p.row_items; ++q) sum += partial_sum(q * cs + c);
+        const double batch_mean = sum / count;
+        double m2 = 0;
+        for (std::int64_t q = 0; q < p.row_items; ++q) {
+          const double offset = partial_sum(q * cs + c) * p.inverse_count(q) - batch_mean;
+          m2 += partial_m2(q * cs + c) + p.count(q) * offset * offset;
         }
+        const double biased = m2 / count, unbiased = m2 / (count - 1);
+        const double is = 1.0 / ordo::detail::math::sqrt(biased + eps);
+        mean(c) = batch_mean;
+        invstd(c) = is;
+        coefficients(c) = is * static_cast<double>(gamma(c));
+        coefficients(cs + c) = static_cast<double>(beta(c));
+        running_mean(c) =
+            static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * batch_mean);
+        running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
       });
+  Kokkos::parallel_for(
+      "ordo::nn::batch_norm_forward_training normalize", detail::item_policy<space>(0, p.items()),
+      detail::normalize_kernel<T>{p, x.data(), y.data(), {mean.data(), coefficients.data(), coefficients.data() + cs}});
   space().fence();
   return saved;
 }
@@ -281,30 +554,33 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
                                   const batch_norm_options& options = {}) {
   constexpr const char* op = "ordo::nn::batch_norm_forward_inference";
   using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_forward_inference: y must have x's value type");
+  detail::require_accessible<space, YView, ParamView, StatView>(op);
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
   detail::check_channels(gamma, g.channels, op, "gamma");
   detail::check_channels(beta, g.channels, op, "beta");
   detail::check_channels(running_mean, g.channels, op, "running_mean");
   detail::check_channels(running_var, g.channels, op, "running_var");
-  const auto xf = detail::flat(x);
-  const auto yf = detail::flat(y);
-  const std::int64_t inner = g.inner, cs = g.channels;
+  const detail::work_partition p = detail::partition_of(g);
+  const std::int64_t cs = g.channels;
+  const auto coefficients = detail::scratch<double, memory>("ordo::nn::coefficients", 3 * cs);
   const double eps = options.eps;
   Kokkos::parallel_for(
-      "ordo::nn::batch_norm_forward_inference", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, g.outer),
-      KOKKOS_LAMBDA(std::int64_t o) {
-        for (std::int64_t c = 0; c < cs; ++c) {
-          const double invstd = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
-          const double m = static_cast<double>(running_mean(c)), a = invstd * static_cast<double>(gamma(c)),
-                       b = static_cast<double>(beta(c));
-          const std::int64_t base = (o * cs + c) * inner;
-          for (std::int64_t i = 0; i < inner; ++i) {
-            yf(base + i) = static_cast<T>((static_cast<double>(xf(base + i)) - m) * a + b);
-          }
-        }
+      "ordo::nn::batch_norm_forward_inference coefficients", detail::item_policy<space>(0, cs),
+      KOKKOS_LAMBDA(std::int64_t c) {
+        const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
+        coefficients(c) = static_cast<double>(running_mean(c));
+        coefficients(cs + c) = is * static_cast<double>(gamma(c));
+        coefficients(2 * cs + c) = static_cast<double>(beta(c));
       });
+  Kokkos::parallel_for("ordo::nn::batch_norm_forward_inference", detail::item_policy<space>(0, p.items()),
+                       detail::normalize_kernel<T>{p, x.data(), y.data(),
+                                                   {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs}});
   space().fence();
 }
 
@@ -316,56 +592,58 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
                          const GradView& dbeta, const batch_norm_options& options = {}) {
   constexpr const char* op = "ordo::nn::batch_norm_backward";
   using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   using G = typename GradView::non_const_value_type;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
+                    std::is_same_v<typename DxView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
+  detail::require_accessible<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>(op);
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, dy, op, "x", "dy");
   detail::check_same_shape(x, dx, op, "x", "dx");
+  if (!dy.span_is_contiguous() || !dx.span_is_contiguous()) {
+    throw std::invalid_argument(std::string(op) + ": dy and dx must be contiguous");
+  }
   detail::check_channels(gamma, g.channels, op, "gamma");
   detail::check_channels(saved.mean, g.channels, op, "saved.mean");
+  detail::check_channels(saved.invstd, g.channels, op, "saved.invstd");
   detail::check_channels(dgamma, g.channels, op, "dgamma");
   detail::check_channels(dbeta, g.channels, op, "dbeta");
-  const auto xf = detail::flat(x);
-  const auto dyf = detail::flat(dy);
-  const auto dxf = detail::flat(dx);
-  const unsigned channels = static_cast<unsigned>(g.channels);
-  const auto sums = detail::sum_per_channel<space>(
-      g, 2 * channels,
-      detail::backward_sums<decltype(xf), decltype(dyf), decltype(saved.mean)>{xf, dyf, saved.mean, g.channels});
-  Kokkos::View<double*, Kokkos::HostSpace> coefficients_host("ordo::nn::backward coefficients", 2 * channels);
-  auto invstd_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved.invstd);
-  auto dgamma_host = Kokkos::create_mirror_view(dgamma);
-  auto dbeta_host = Kokkos::create_mirror_view(dbeta);
-  const double m = static_cast<double>(g.per_channel());
-  for (unsigned c = 0; c < channels; ++c) {
-    const double sum_dy = sums(c), dotp = sums(channels + c), invstd = invstd_host(c);
-    coefficients_host(c) = sum_dy / m;
-    coefficients_host(channels + c) = invstd * invstd * dotp / m;
-    dgamma_host(c) = static_cast<G>(dotp * invstd);
-    dbeta_host(c) = static_cast<G>(sum_dy);
-  }
-  Kokkos::deep_copy(dgamma, dgamma_host);
-  Kokkos::deep_copy(dbeta, dbeta_host);
-  const auto coefficients = Kokkos::create_mirror_view_and_copy(typename XView::memory_space(), coefficients_host);
+  const detail::work_partition p = detail::partition_of(g);
+  const std::int64_t cs = g.channels;
+  const auto partial_dy = detail::scratch<double, memory>("ordo::nn::partial sum dy", p.row_items * cs);
+  const auto partial_dotp = detail::scratch<double, memory>("ordo::nn::partial dotp", p.row_items * cs);
+  const auto coefficients = detail::scratch<double, memory>("ordo::nn::backward coefficients", 3 * cs);
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
-  const std::int64_t inner = g.inner, cs = g.channels;
+  Kokkos::parallel_for("ordo::nn::batch_norm_backward sums", detail::item_policy<space>(0, p.items()),
+                       detail::item_backward_sums_kernel<T>{p, x.data(), dy.data(), mean.data(), partial_dy.data(),
+                                                            partial_dotp.data()});
+  const double count = static_cast<double>(g.per_channel());
   Kokkos::parallel_for(
-      "ordo::nn::batch_norm_backward", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, g.outer),
-      KOKKOS_LAMBDA(std::int64_t o) {
-        for (std::int64_t c = 0; c < cs; ++c) {
-          const double centre = mean(c), mean_dy = coefficients(c), projection = coefficients(cs + c);
-          const double a = invstd(c) * static_cast<double>(gamma(c));
-          const std::int64_t base = (o * cs + c) * inner;
-          for (std::int64_t i = 0; i < inner; ++i) {
-            const double centered = static_cast<double>(xf(base + i)) - centre;
-            dxf(base + i) = static_cast<T>((static_cast<double>(dyf(base + i)) - mean_dy - centered * projection) * a);
-          }
+      "ordo::nn::batch_norm_backward merge", detail::item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+        double sum_dy = 0, dotp = 0;
+        for (std::int64_t q = 0; q < p.row_items; ++q) {
+          sum_dy += partial_dy(q * cs + c);
+          dotp += partial_dotp(q * cs + c);
         }
+        const double is = invstd(c);
+        coefficients(c) = sum_dy / count;
+        coefficients(cs + c) = is * is * dotp / count;
+        coefficients(2 * cs + c) = is * static_cast<double>(gamma(c));
+        dgamma(c) = static_cast<G>(dotp * is);
+        dbeta(c) = static_cast<G>(sum_dy);
       });
+  Kokkos::parallel_for("ordo::nn::batch_norm_backward input gradient", detail::item_policy<space>(0, p.items()),
+                       detail::input_gradient_kernel<T>{p, x.data(), dy.data(), dx.data(), mean.data(), coefficients.data(),
+                                                        coefficients.data() + cs, coefficients.data() + 2 * cs});
   space().fence();
 }
 
 }  // namespace ordo::nn
+
+#undef ORDO_RESTRICT
 
 #endif
