@@ -3,15 +3,18 @@
 #include "support/execution_spaces.hpp"
 
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef ORDO_FIXTURE_DIR
@@ -515,3 +518,90 @@ TEST_CASE("the same bits on Serial and on OpenMP with this process's thread coun
   }
 }
 #endif
+
+TEST_CASE_TEMPLATE_DEFINE("a call while another host thread holds the scratch buffer uses a buffer of its own",
+                          ExecutionSpace, scratch_id) {
+  using memory = typename ExecutionSpace::memory_space;
+  const batch_shape s{{40, 1500}, ordo::nn::channels_first};
+  const random_batch b = make_batch(s, 77);
+  const step_results alone = run_step_any_rank<float, ExecutionSpace>(s, b);
+  std::mutex m;
+  std::condition_variable cv;
+  bool holding = false, release = false;
+  std::thread holder([&] {
+    const ordo::nn::detail::scratch_lease<double, memory, ordo::nn::detail::scratch_slot::partials> lease("held", 10);
+    const ordo::nn::detail::scratch_lease<float, memory, ordo::nn::detail::scratch_slot::coefficients> lease2("held", 10);
+    std::unique_lock<std::mutex> lock(m);
+    holding = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return holding; });
+  }
+  const step_results contended = run_step_any_rank<float, ExecutionSpace>(s, b);
+  {
+    const std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  holder.join();
+  CHECK(contended.y == alone.y);
+  CHECK(contended.dx == alone.dx);
+  CHECK(contended.dgamma == alone.dgamma);
+  CHECK(contended.running_var == alone.running_var);
+}
+ORDO_TEST_ALL_SPACES(scratch_id);
+
+TEST_CASE_TEMPLATE_DEFINE("float element passes stay within 8 ulps of their terms, even around a mean of 1e4",
+                          ExecutionSpace, element_accuracy_id) {
+  // y and dx are computed in float with the mean split into two floats; a single float mean would
+  // be off by up to ulp(1e4) / 2 ~ 5e-4 and miss this bound by a factor of about 1000.
+  const double u = std::ldexp(1.0, -24);
+  for (const batch_shape& s : {batch_shape{{5000, 3}, ordo::nn::channels_first},
+                               batch_shape{{4, 3, 50, 50}, ordo::nn::channels_first},
+                               batch_shape{{4, 50, 50, 3}, ordo::nn::channels_last}}) {
+    CAPTURE(s.extents.size());
+    std::mt19937_64 rng(31);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    random_batch b;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      b.x.push_back(static_cast<float>(1e4 + 100.0 * static_cast<double>(s.channel_of(k)) + normal(rng)));
+      b.dy.push_back(static_cast<float>(normal(rng)));
+    }
+    b.gamma = {1.5, -0.75, 2.0};
+    b.beta = {0.25, 3.0, -1.0};
+    const step_results got = run_step_any_rank<float, ExecutionSpace>(s, b);
+    const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
+    // The reference's terms, to scale the bound.
+    const std::size_t c = s.channels(), n = s.size();
+    std::vector<long double> mean(c), m2(c), sum_dy(c), dotp(c);
+    for (std::size_t k = 0; k < n; ++k) mean[s.channel_of(k)] += b.x[k];
+    for (auto& v : mean) v /= static_cast<long double>(n / c);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t ch = s.channel_of(k);
+      m2[ch] += (b.x[k] - mean[ch]) * (b.x[k] - mean[ch]);
+      sum_dy[ch] += b.dy[k];
+      dotp[ch] += (b.x[k] - mean[ch]) * b.dy[k];
+    }
+    double worst_y = 0, worst_dx = 0;
+    const long double m = static_cast<long double>(n / c);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t ch = s.channel_of(k);
+      const long double invstd = 1.0L / std::sqrt(m2[ch] / m + 1e-5L);
+      const long double centered = b.x[k] - mean[ch];
+      const double y_terms = static_cast<double>(std::fabs(centered * invstd * b.gamma[ch]) + std::fabs(b.beta[ch]));
+      const double dx_terms = static_cast<double>(
+          (std::fabs(b.dy[k]) + std::fabs(sum_dy[ch] / m) + std::fabs(centered * invstd * invstd * dotp[ch] / m)) *
+          std::fabs(invstd * b.gamma[ch]));
+      worst_y = std::max(worst_y, std::fabs(got.y[k] - want.y[k]) / y_terms);
+      worst_dx = std::max(worst_dx, std::fabs(got.dx[k] - want.dx[k]) / dx_terms);
+    }
+    CAPTURE(worst_y / u);
+    CAPTURE(worst_dx / u);
+    CHECK(worst_y <= 8 * u);
+    CHECK(worst_dx <= 8 * u);
+  }
+}
+ORDO_TEST_ALL_SPACES(element_accuracy_id);

@@ -59,7 +59,8 @@ double quantile(std::vector<double> v, double q) {  // linear interpolation, as 
 struct kernel_timer {
   ordo::nn::detail::work_partition p;
   std::int64_t cs;
-  vec_d partial_a, partial_b, coefficients;
+  vec_d partial_a, partial_b;
+  vec_f coefficients;
   flat_f x, y, dy, dx;
   vec_d mean;
 
@@ -68,13 +69,13 @@ struct kernel_timer {
         cs(bc.channels),
         partial_a("partial a", p.row_items * bc.channels),
         partial_b("partial b", p.row_items * bc.channels),
-        coefficients("coefficients", 4 * bc.channels),
+        coefficients("coefficients", 5 * bc.channels),
         x(bc.x),
         y(bc.y),
         dy(bc.dy),
         dx(bc.dx),
         mean(bc.saved.mean) {
-    Kokkos::deep_copy(coefficients, 0.5);
+    Kokkos::deep_copy(coefficients, 0.5f);
   }
   ordo::nn::detail::item_policy<space> items() const { return {0, p.items()}; }
   void statistics() const {
@@ -83,9 +84,9 @@ struct kernel_timer {
     space().fence();
   }
   void normalize() const {
-    const double* k = coefficients.data();
+    const float* k = coefficients.data();
     Kokkos::parallel_for("bench normalize", items(),
-                         ordo::nn::detail::normalize_kernel<float>{p, x.data(), y.data(), {mean.data(), k, k + cs}});
+                         ordo::nn::detail::normalize_kernel<float>{p, x.data(), y.data(), {k, k + cs, k + 2 * cs, k + 3 * cs}});
     space().fence();
   }
   void backward_sums() const {
@@ -95,10 +96,10 @@ struct kernel_timer {
     space().fence();
   }
   void input_gradient() const {
-    const double* k = coefficients.data();
+    const float* k = coefficients.data();
     Kokkos::parallel_for("bench input gradient", items(),
-                         ordo::nn::detail::input_gradient_kernel<float>{p, x.data(), dy.data(), dx.data(), mean.data(), k,
-                                                                        k + cs, k + 2 * cs});
+                         ordo::nn::detail::input_gradient_kernel<float>{
+                             p, x.data(), dy.data(), dx.data(), {k, k + cs, k + 2 * cs, k + 3 * cs, k + 4 * cs}});
     space().fence();
   }
 };

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -371,20 +372,40 @@ struct item_backward_sums_kernel {
   }
 };
 
-// Per-channel coefficients of the element passes, C entries each.
-struct affine_coefficients {
-  const double* centre;  // y = (x - centre) scale + shift
-  const double* scale;
-  const double* shift;
+// The element passes compute in the input type T, as PyTorch's kernels do: with float that is
+// four (SSE2) or eight (AVX2) values per instruction instead of two doubles, and these passes then
+// run at memory speed. The batch mean is given as centre_high + centre_low, two T values whose sum
+// is the double mean to 2^-48 relative: x - centre_high is exact when x lies within a factor of 2 of
+// the mean (Sterbenz), so a large mean such as 1e4 costs no accuracy (one float centre would be off
+// by up to ulp(1e4) / 2 = 5e-4, a relative error of 5e-4 in x - mean for unit variance). Each
+// output is then within a few rounding errors of T of the terms it combines (docs/batch_norm.md).
+template <class T>
+struct split_centre {
+  T high, low;
 };
 
-// y = (x - centre) scale + shift, item by item.
+template <class T>
+KOKKOS_INLINE_FUNCTION split_centre<T> split(double centre) {
+  const T high = static_cast<T>(centre);
+  return {high, static_cast<T>(centre - static_cast<double>(high))};
+}
+
+// Per-channel coefficients of the forward's element pass, C entries each:
+// y = ((x - centre_high) - centre_low) scale + shift.
+template <class T>
+struct affine_coefficients {
+  const T* centre_high;
+  const T* centre_low;
+  const T* scale;
+  const T* shift;
+};
+
 template <class T>
 struct normalize_kernel {
   work_partition p;
   const T* x;
   T* y;
-  affine_coefficients k;
+  affine_coefficients<T> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
@@ -392,40 +413,46 @@ struct normalize_kernel {
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
     if (!p.by_rows()) {
       const std::int64_t c = w;
-      const double centre = k.centre[c], scale = k.scale[c], shift = k.shift[c];
+      const T high = k.centre_high[c], low = k.centre_low[c], scale = k.scale[c], shift = k.shift[c];
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t base = (r * cs + c) * inner;
         const T* ORDO_RESTRICT xr = x + base;
         T* ORDO_RESTRICT yr = y + base;
-        for (std::int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<double>(xr[i]) - centre) * scale + shift);
+        for (std::int64_t i = 0; i < inner; ++i) yr[i] = ((xr[i] - high) - low) * scale + shift;
       }
     } else {
       const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
-      const double* ORDO_RESTRICT centre = k.centre + c0;
-      const double* ORDO_RESTRICT scale = k.scale + c0;
-      const double* ORDO_RESTRICT shift = k.shift + c0;
+      const T* ORDO_RESTRICT high = k.centre_high + c0;
+      const T* ORDO_RESTRICT low = k.centre_low + c0;
+      const T* ORDO_RESTRICT scale = k.scale + c0;
+      const T* ORDO_RESTRICT shift = k.shift + c0;
       for (std::int64_t r = r0; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         T* ORDO_RESTRICT yr = y + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) {
-          yr[c] = static_cast<T>((static_cast<double>(xr[c]) - centre[c]) * scale[c] + shift[c]);
-        }
+        for (std::int64_t c = 0; c < width; ++c) yr[c] = ((xr[c] - high[c]) - low[c]) * scale[c] + shift[c];
       }
     }
   }
 };
 
-// dx = (dy - mean_dy - (x - centre) projection) scale, item by item.
+// Per-channel coefficients of the backward's element pass, C entries each:
+// dx = ((dy - mean_dy) - ((x - centre_high) - centre_low) projection) scale.
+template <class T>
+struct gradient_coefficients {
+  const T* centre_high;
+  const T* centre_low;
+  const T* mean_dy;
+  const T* projection;
+  const T* scale;
+};
+
 template <class T>
 struct input_gradient_kernel {
   work_partition p;
   const T* x;
   const T* dy;
   T* dx;
-  const double* centre;
-  const double* mean_dy;
-  const double* projection;
-  const double* scale;
+  gradient_coefficients<T> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
@@ -433,29 +460,26 @@ struct input_gradient_kernel {
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
     if (!p.by_rows()) {
       const std::int64_t c = w;
-      const double m = centre[c], g = mean_dy[c], pr = projection[c], a = scale[c];
+      const T high = k.centre_high[c], low = k.centre_low[c], g = k.mean_dy[c], pr = k.projection[c], a = k.scale[c];
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t base = (r * cs + c) * inner;
         const T* ORDO_RESTRICT xr = x + base;
         const T* ORDO_RESTRICT dyr = dy + base;
         T* ORDO_RESTRICT dxr = dx + base;
-        for (std::int64_t i = 0; i < inner; ++i) {
-          dxr[i] = static_cast<T>((static_cast<double>(dyr[i]) - g - (static_cast<double>(xr[i]) - m) * pr) * a);
-        }
+        for (std::int64_t i = 0; i < inner; ++i) dxr[i] = ((dyr[i] - g) - ((xr[i] - high) - low) * pr) * a;
       }
     } else {
       const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
-      const double* ORDO_RESTRICT m = centre + c0;
-      const double* ORDO_RESTRICT g = mean_dy + c0;
-      const double* ORDO_RESTRICT pr = projection + c0;
-      const double* ORDO_RESTRICT a = scale + c0;
+      const T* ORDO_RESTRICT high = k.centre_high + c0;
+      const T* ORDO_RESTRICT low = k.centre_low + c0;
+      const T* ORDO_RESTRICT g = k.mean_dy + c0;
+      const T* ORDO_RESTRICT pr = k.projection + c0;
+      const T* ORDO_RESTRICT a = k.scale + c0;
       for (std::int64_t r = r0; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
         T* ORDO_RESTRICT dxr = dx + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) {
-          dxr[c] = static_cast<T>((static_cast<double>(dyr[c]) - g[c] - (static_cast<double>(xr[c]) - m[c]) * pr[c]) * a[c]);
-        }
+        for (std::int64_t c = 0; c < width; ++c) dxr[c] = ((dyr[c] - g[c]) - ((xr[c] - high[c]) - low[c]) * pr[c]) * a[c];
       }
     }
   }
@@ -473,10 +497,71 @@ void require_accessible(const char* operation) {
 }
 
 template <class T, class Memory>
-Kokkos::View<T*, Memory> scratch(const char* label, std::int64_t n) {
+Kokkos::View<T*, Memory> uninitialized_view(const char* label, std::int64_t n) {
   return Kokkos::View<T*, Memory>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
                                   static_cast<std::size_t>(n));
 }
+
+// Scratch memory kept from call to call, one buffer per value type and memory space. Allocating
+// the partial results afresh cost more than the kernels on small batches: glibc serves blocks of
+// 128 KiB and more with mmap, so every call paid for mapping, page faults and unmapping (a
+// (256, 1024) forward pass took 250 us instead of 140 us). A call leases the buffer for its
+// duration; a concurrent call from another host thread gets a buffer of its own. The buffer is
+// released by a Kokkos finalize hook, before Kokkos shuts down. Slot tells apart the buffers one
+// call leases at once (a thread must not try to lock a mutex it holds).
+enum class scratch_slot { partials, coefficients };
+
+template <class Value, class Memory, scratch_slot Slot>
+class scratch_lease {
+ public:
+  using view_type = Kokkos::View<Value*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  scratch_lease(const char* label, std::int64_t size) : lock_(pool().mutex, std::try_to_lock) {
+    if (lock_.owns_lock()) {
+      shared& p = pool();
+      if (!p.release_registered) {
+        Kokkos::push_finalize_hook([] {
+          shared& q = pool();
+          const std::lock_guard<std::mutex> guard(q.mutex);
+          q.buffer = Kokkos::View<Value*, Memory>();
+          q.release_registered = false;
+        });
+        p.release_registered = true;
+      }
+      if (static_cast<std::int64_t>(p.buffer.extent(0)) < size) {
+        p.buffer = Kokkos::View<Value*, Memory>();  // free before allocating the larger one
+        p.buffer = uninitialized_view<Value, Memory>("ordo::nn::scratch", size);
+      }
+      view_ = view_type(p.buffer.data(), static_cast<std::size_t>(size));
+    } else {
+      own_ = uninitialized_view<Value, Memory>(label, size);
+      view_ = view_type(own_.data(), static_cast<std::size_t>(size));
+    }
+  }
+  scratch_lease(const scratch_lease&) = delete;
+  scratch_lease& operator=(const scratch_lease&) = delete;
+
+  // count values starting at offset.
+  view_type part(std::int64_t offset, std::int64_t count) const {
+    return view_type(view_.data() + offset, static_cast<std::size_t>(count));
+  }
+
+ private:
+  struct shared {
+    std::mutex mutex;
+    Kokkos::View<Value*, Memory> buffer;
+    bool release_registered = false;
+  };
+  // Never destroyed: the finalize hook empties it, and a View must not outlive Kokkos.
+  static shared& pool() {
+    static shared* const instance = new shared;
+    return *instance;
+  }
+
+  std::unique_lock<std::mutex> lock_;
+  Kokkos::View<Value*, Memory> own_;
+  view_type view_;
+};
 
 }  // namespace detail
 
@@ -508,11 +593,13 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   const detail::work_partition p = detail::partition_of(g);
   const std::int64_t cs = g.channels;
   // Written in full by the merge kernel below.
-  batch_norm_saved<memory> saved{detail::scratch<double, memory>("ordo::nn::saved mean", cs),
-                                 detail::scratch<double, memory>("ordo::nn::saved invstd", cs)};
-  const auto partial_sum = detail::scratch<double, memory>("ordo::nn::partial sum", p.row_items * cs);
-  const auto partial_m2 = detail::scratch<double, memory>("ordo::nn::partial m2", p.row_items * cs);
-  const auto coefficients = detail::scratch<double, memory>("ordo::nn::coefficients", 2 * cs);
+  batch_norm_saved<memory> saved{detail::uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
+                                 detail::uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
+  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials("ordo::nn::partial moments", 2 * p.row_items * cs);
+  const detail::scratch_lease<T, memory, detail::scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  const auto partial_sum = partials.part(0, p.row_items * cs);
+  const auto partial_m2 = partials.part(p.row_items * cs, p.row_items * cs);
+  const auto coefficients = coefficient_lease.part(0, 4 * cs);
 
   Kokkos::parallel_for("ordo::nn::batch_norm_forward_training statistics", detail::item_policy<space>(0, p.items()),
                        detail::item_moments_kernel<T>{p, x.data(), partial_sum.data(), partial_m2.data()});
@@ -534,15 +621,20 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
         const double is = 1.0 / ordo::detail::math::sqrt(biased + eps);
         mean(c) = batch_mean;
         invstd(c) = is;
-        coefficients(c) = is * static_cast<double>(gamma(c));
-        coefficients(cs + c) = static_cast<double>(beta(c));
+        const auto centre = detail::split<T>(batch_mean);
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<T>(beta(c));
         running_mean(c) =
             static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * batch_mean);
         running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
       });
   Kokkos::parallel_for(
       "ordo::nn::batch_norm_forward_training normalize", detail::item_policy<space>(0, p.items()),
-      detail::normalize_kernel<T>{p, x.data(), y.data(), {mean.data(), coefficients.data(), coefficients.data() + cs}});
+      detail::normalize_kernel<T>{p, x.data(), y.data(),
+                                  {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                                   coefficients.data() + 3 * cs}});
   space().fence();
   return saved;
 }
@@ -568,19 +660,23 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
   detail::check_channels(running_var, g.channels, op, "running_var");
   const detail::work_partition p = detail::partition_of(g);
   const std::int64_t cs = g.channels;
-  const auto coefficients = detail::scratch<double, memory>("ordo::nn::coefficients", 3 * cs);
+  const detail::scratch_lease<T, memory, detail::scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  const auto coefficients = coefficient_lease.part(0, 4 * cs);
   const double eps = options.eps;
   Kokkos::parallel_for(
       "ordo::nn::batch_norm_forward_inference coefficients", detail::item_policy<space>(0, cs),
       KOKKOS_LAMBDA(std::int64_t c) {
         const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
-        coefficients(c) = static_cast<double>(running_mean(c));
-        coefficients(cs + c) = is * static_cast<double>(gamma(c));
-        coefficients(2 * cs + c) = static_cast<double>(beta(c));
+        const auto centre = detail::split<T>(static_cast<double>(running_mean(c)));
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<T>(beta(c));
       });
   Kokkos::parallel_for("ordo::nn::batch_norm_forward_inference", detail::item_policy<space>(0, p.items()),
                        detail::normalize_kernel<T>{p, x.data(), y.data(),
-                                                   {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs}});
+                                                   {coefficients.data(), coefficients.data() + cs,
+                                                    coefficients.data() + 2 * cs, coefficients.data() + 3 * cs}});
   space().fence();
 }
 
@@ -613,9 +709,11 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
   detail::check_channels(dbeta, g.channels, op, "dbeta");
   const detail::work_partition p = detail::partition_of(g);
   const std::int64_t cs = g.channels;
-  const auto partial_dy = detail::scratch<double, memory>("ordo::nn::partial sum dy", p.row_items * cs);
-  const auto partial_dotp = detail::scratch<double, memory>("ordo::nn::partial dotp", p.row_items * cs);
-  const auto coefficients = detail::scratch<double, memory>("ordo::nn::backward coefficients", 3 * cs);
+  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials("ordo::nn::partial gradient sums", 2 * p.row_items * cs);
+  const detail::scratch_lease<T, memory, detail::scratch_slot::coefficients> coefficient_lease("ordo::nn::backward coefficients", 5 * cs);
+  const auto partial_dy = partials.part(0, p.row_items * cs);
+  const auto partial_dotp = partials.part(p.row_items * cs, p.row_items * cs);
+  const auto coefficients = coefficient_lease.part(0, 5 * cs);
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
   Kokkos::parallel_for("ordo::nn::batch_norm_backward sums", detail::item_policy<space>(0, p.items()),
@@ -630,15 +728,20 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
           dotp += partial_dotp(q * cs + c);
         }
         const double is = invstd(c);
-        coefficients(c) = sum_dy / count;
-        coefficients(cs + c) = is * is * dotp / count;
-        coefficients(2 * cs + c) = is * static_cast<double>(gamma(c));
+        const auto centre = detail::split<T>(mean(c));
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<T>(sum_dy / count);
+        coefficients(3 * cs + c) = static_cast<T>(is * is * dotp / count);
+        coefficients(4 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
         dgamma(c) = static_cast<G>(dotp * is);
         dbeta(c) = static_cast<G>(sum_dy);
       });
   Kokkos::parallel_for("ordo::nn::batch_norm_backward input gradient", detail::item_policy<space>(0, p.items()),
-                       detail::input_gradient_kernel<T>{p, x.data(), dy.data(), dx.data(), mean.data(), coefficients.data(),
-                                                        coefficients.data() + cs, coefficients.data() + 2 * cs});
+                       detail::input_gradient_kernel<T>{p, x.data(), dy.data(), dx.data(),
+                                                        {coefficients.data(), coefficients.data() + cs,
+                                                         coefficients.data() + 2 * cs, coefficients.data() + 3 * cs,
+                                                         coefficients.data() + 4 * cs}});
   space().fence();
 }
 
