@@ -620,3 +620,24 @@ TEST_CASE_TEMPLATE_DEFINE("float element passes stay within 8 ulps of their term
   }
 }
 ORDO_TEST_ALL_SPACES(element_accuracy_id);
+
+TEST_CASE_TEMPLATE_DEFINE("a batch without channels gives empty results", ExecutionSpace, no_channels_id) {
+  // (PyTorch 1.13's CPU native_batch_norm stops with SIGFPE on an (N, 0) input.)
+  using memory = typename ExecutionSpace::memory_space;
+  using vec = Kokkos::View<float*, memory>;
+  for (const auto layout : {ordo::nn::channels_first, ordo::nn::channels_last}) {
+    Kokkos::View<float**, Kokkos::LayoutRight, memory> x("x", 4, 0), y("y", 4, 0), dy("dy", 4, 0), dx("dx", 4, 0);
+    Kokkos::View<float****, Kokkos::LayoutRight, memory> x4("x4", 2, 0, 3, 3), y4("y4", 2, 0, 3, 3);
+    vec gamma("gamma", 0), beta("beta", 0), rm("rm", 0), rv("rv", 0), dgamma("dgamma", 0), dbeta("dbeta", 0);
+    const ordo::nn::batch_norm_options opt{.layout = layout};
+    const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y, opt);
+    CHECK(saved.mean.extent(0) == 0);
+    CHECK(saved.invstd.extent(0) == 0);
+    CHECK_NOTHROW(ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, opt));
+    CHECK_NOTHROW(ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm, rv, y, opt));
+    if (layout == ordo::nn::channels_first) {
+      CHECK(ordo::nn::batch_norm_forward_training(x4, gamma, beta, rm, rv, y4, opt).mean.extent(0) == 0);
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(no_channels_id);

@@ -184,7 +184,8 @@ inline work_partition partition_of(const channel_geometry& g) {
     p.rows_per_item = g.inner >= block_item_elements ? 1 : block_item_elements / g.inner;
     p.channel_width = 1;
   } else {
-    p.channel_width = g.channels < row_item_channels ? g.channels : row_item_channels;
+    // max(1, ...): a batch without channels has no items, but must not divide by zero.
+    p.channel_width = g.channels < 1 ? 1 : g.channels < row_item_channels ? g.channels : row_item_channels;
     p.rows_per_item = p.channel_width >= row_item_elements ? 1 : row_item_elements / p.channel_width;
   }
   p.row_items = (g.outer + p.rows_per_item - 1) / p.rows_per_item;
