@@ -316,6 +316,15 @@ TEST_CASE_TEMPLATE_DEFINE("bad input is refused with messages naming what is wro
   CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_bad),
                        "ordo::nn::batch_norm_forward_training: x has shape (5, 3) but y has shape (5, 4)",
                        std::invalid_argument);
+  // A padded row-major y (rows of 17 floats padded to 32 by Kokkos) is not contiguous.
+  vec g17("g17", 17), b17("b17", 17), rm17("rm17", 17), rv17("rv17", 17);
+  Kokkos::View<float**, Kokkos::LayoutRight, memory> x17("x17", 5, 17),
+      y_padded(Kokkos::view_alloc("y_padded", Kokkos::AllowPadding), 5, 17);
+  REQUIRE_FALSE(y_padded.span_is_contiguous());
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x17, g17, b17, rm17, rv17, y_padded),
+                       "ordo::nn::batch_norm_forward_training: y must be contiguous", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(y_padded, g17, b17, rm17, rv17, x17),
+                       "ordo::nn::batch_norm_forward_training: x must be contiguous", std::invalid_argument);
   // Inference with one value per channel is fine (PyTorch too).
   CHECK_NOTHROW(ordo::nn::batch_norm_forward_inference(one, gamma, beta, rm, rv, one_y));
 }

@@ -109,6 +109,16 @@ channel_geometry geometry_of(const View& x, memory_format layout, const char* op
   return g;
 }
 
+// y, dy and dx are written and read through x's flat indexing, so they need its memory layout.
+template <class View>
+void check_like_x(const View& v, const char* operation, const char* name) {
+  static_assert(std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>,
+                "ordo::nn::batch_norm requires row-major (LayoutRight) Views for y, dy and dx too");
+  if (!v.span_is_contiguous()) {
+    throw std::invalid_argument(std::string(operation) + ": " + name + " must be contiguous");
+  }
+}
+
 template <class V>
 void check_channels(const V& v, std::int64_t channels, const char* operation, const char* name) {
   if (static_cast<std::int64_t>(v.extent(0)) != channels) {
@@ -652,6 +662,7 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   detail::require_accessible<space, YView, ParamView, StatView>(op);
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
+  detail::check_like_x(y, op, "y");
   detail::check_channels(gamma, g.channels, op, "gamma");
   detail::check_channels(beta, g.channels, op, "beta");
   detail::check_channels(running_mean, g.channels, op, "running_mean");
@@ -720,6 +731,7 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
   detail::require_accessible<space, YView, ParamView, StatView>(op);
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
+  detail::check_like_x(y, op, "y");
   detail::check_channels(gamma, g.channels, op, "gamma");
   detail::check_channels(beta, g.channels, op, "beta");
   detail::check_channels(running_mean, g.channels, op, "running_mean");
@@ -765,9 +777,8 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, dy, op, "x", "dy");
   detail::check_same_shape(x, dx, op, "x", "dx");
-  if (!dy.span_is_contiguous() || !dx.span_is_contiguous()) {
-    throw std::invalid_argument(std::string(op) + ": dy and dx must be contiguous");
-  }
+  detail::check_like_x(dy, op, "dy");
+  detail::check_like_x(dx, op, "dx");
   detail::check_channels(gamma, g.channels, op, "gamma");
   detail::check_channels(saved.mean, g.channels, op, "saved.mean");
   detail::check_channels(saved.invstd, g.channels, op, "saved.invstd");
