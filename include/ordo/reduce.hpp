@@ -11,13 +11,17 @@
 
 #include <ordo/detail/exact_accumulator.hpp>
 #include <ordo/detail/exact_rounding.hpp>
-#include <ordo/detail/kokkos_math.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
+
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#define ORDO_IMPL_REDUCE_VECTOR_EXTENSIONS 1
+#endif
 
 namespace ordo {
 
@@ -93,24 +97,33 @@ KOKKOS_INLINE_FUNCTION T pairwise_total(const pairwise_counter<T>& c) {
   return total;
 }
 
+// One step of Kahan's or Neumaier's sum on a value or, lane-wise, on a vector of them.
+template <class Policy, class V>
+KOKKOS_INLINE_FUNCTION void compensated_step(V& sum, V& compensation, V x) {
+  if constexpr (std::is_same_v<Policy, summation::neumaier_t>) {
+    // Neumaier (1974) adds the rounding error of each addition to the compensation. He recovers
+    // it by comparing magnitudes; Knuth's TwoSum (TAOCP vol. 2, 4.2.2) gives the same exact error
+    // without the comparison, in six additions that vectorize.
+    const V t = sum + x;
+    const V z = t - sum;
+    compensation += (sum - (t - z)) + (x - z);
+    sum = t;
+  } else {
+    const V y = x - compensation;
+    const V t = sum + y;
+    compensation = (t - sum) - y;
+    sum = t;
+  }
+}
+
 template <class T>
 KOKKOS_INLINE_FUNCTION void neumaier_add(compensated<T>& c, T x) {
-  const T t = c.sum + x;
-  // Recover the low part of the smaller operand (Neumaier 1974). Selects rather than a branch:
-  // with mixed signs the branch mispredicts and ran 7x slower.
-  const bool sum_is_larger = math::fabs(c.sum) >= math::fabs(x);
-  const T larger = sum_is_larger ? c.sum : x;
-  const T smaller = sum_is_larger ? x : c.sum;
-  c.compensation += (larger - t) + smaller;
-  c.sum = t;
+  compensated_step<summation::neumaier_t>(c.sum, c.compensation, x);
 }
 
 template <class T>
 KOKKOS_INLINE_FUNCTION void kahan_add(compensated<T>& c, T x) {
-  const T y = x - c.compensation;
-  const T t = c.sum + y;
-  c.compensation = (t - c.sum) - y;
-  c.sum = t;
+  compensated_step<summation::kahan_t>(c.sum, c.compensation, x);
 }
 
 // The common shape of ordo's reducers (the Kokkos reducer concept, 3.4 and 4.x).
@@ -317,103 +330,70 @@ struct block_sum_functor {
         reducer_type::add(acc, s);
       }
     } else if constexpr (std::is_same_v<Policy, summation::exact_t>) {
-      if constexpr (std::is_same_v<element_type, float>) {
-        exact_float_block(begin, end, acc);
+      if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
+                    std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+        exact_add_block(acc, x.data(), begin, end);
       } else {
-        for (std::int64_t i = begin; i < end; ++i) acc.add(x(i));
+        exact_add_block(acc, x, begin, end);
       }
       acc.normalize();
     } else if constexpr (std::is_same_v<Policy, summation::naive_t>) {
       for (std::int64_t i = begin; i < end; ++i) acc += static_cast<Acc>(x(i));
     } else {
-      // Kahan and Neumaier in 8 independent lanes, so the dependent chains overlap and the lane
-      // updates vectorize; lanes then join the thread's sum with the same compensated addition.
-      compensated<Acc> lane[lanes] = {};
+      // Kahan and Neumaier in independent lanes, so that the dependent chains overlap and the
+      // lane updates vectorize; lanes then join the thread's sum with the same compensated
+      // addition.
+      Acc sum[lanes] = {}, compensation[lanes] = {};
       std::int64_t i = begin;
-      for (; i + lanes <= end; i += lanes) {
-        for (int j = 0; j < lanes; ++j) reducer_type::add(lane[j], static_cast<Acc>(x(i + j)));
+#if defined(ORDO_IMPL_REDUCE_VECTOR_EXTENSIONS)
+      if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
+                    std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+        i = compensated_lanes_vectorized(x.data(), begin, end, sum, compensation);
       }
+#endif
+      for (; i + lanes <= end; i += lanes) {
+        for (int j = 0; j < lanes; ++j) compensated_step<Policy>(sum[j], compensation[j], static_cast<Acc>(x(i + j)));
+      }
+      compensated<Acc> lane[lanes];
+      for (int j = 0; j < lanes; ++j) lane[j] = {sum[j], compensation[j]};
       for (; i < end; ++i) reducer_type::add(lane[0], static_cast<Acc>(x(i)));
       const reducer_type join_with(acc);
       for (int j = 0; j < lanes; ++j) join_with.join(acc, lane[j]);
     }
   }
 
-  static constexpr int lanes = 8;
+  // Four 16-byte vectors of partial sums (and four of compensations).
+  static constexpr int lanes = 64 / static_cast<int>(sizeof(Acc));
 
-  // Floats of a 32-element group whose nonzero magnitudes lie within 2^26 of each other sum
-  // exactly in double, 8 per lane: every partial sum is a multiple of the smallest one's last
-  // bit and below 2^(26 + 24 + 3) of it, within double's 53 bits. Such groups (almost all, for
-  // real data) add 4 doubles to the superaccumulator instead of 32 floats; other groups add
-  // their floats one by one.
-  KOKKOS_INLINE_FUNCTION void exact_float_block(std::int64_t begin, std::int64_t end, accumulator& acc) const {
-    if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
-                  std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
-      exact_float_group_sums(x.data(), begin, end, acc);
-    } else {
-      exact_float_group_sums(x, begin, end, acc);
-    }
-  }
-
-  template <class Data>
-  KOKKOS_INLINE_FUNCTION static void exact_float_group_sums(const Data& x, std::int64_t begin, std::int64_t end,
-                                                            accumulator& acc) {
-    constexpr int group = 32;
+#if defined(ORDO_IMPL_REDUCE_VECTOR_EXTENSIONS)
+  // The lanes' loop on 16-byte vectors, which compilers otherwise split unevenly (gcc 12 did 3
+  // vectors and 2 scalars). Lane j is element j of vector j / width, as in the scalar loop, so
+  // both give the same bits. Returns where it stopped.
+  static std::int64_t compensated_lanes_vectorized(const element_type* x, std::int64_t begin, std::int64_t end,
+                                                   Acc (&sum)[lanes], Acc (&compensation)[lanes]) {
+    typedef Acc vector __attribute__((vector_size(16)));
+    constexpr int width = 16 / static_cast<int>(sizeof(Acc));
+    constexpr int vectors = lanes / width;
+    vector s[vectors], c[vectors];
+    memcpy(s, sum, sizeof s);
+    memcpy(c, compensation, sizeof c);
     std::int64_t i = begin;
-    for (; i + group <= end; i += group) {
-      // Largest magnitude bits, and smallest nonzero magnitude bits minus one (a zero maps to
-      // 0x7fffffff), in 4 lanes: written so that compilers vectorize it.
-      std::int32_t high[4] = {0, 0, 0, 0};
-      std::int32_t low[4] = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-      for (int j = 0; j < group; j += 4) {
-        for (int l = 0; l < 4; ++l) {
-          const float v = x[i + j + l];
-          std::int32_t bits;
-          memcpy(&bits, &v, sizeof bits);
-          bits &= 0x7fffffff;
-          high[l] = bits > high[l] ? bits : high[l];
-          const std::int32_t below = (bits - 1) & 0x7fffffff;
-          low[l] = below < low[l] ? below : low[l];
+    for (; i + lanes <= end; i += lanes) {
+      for (int k = 0; k < vectors; ++k) {
+        vector v;
+        if constexpr (std::is_same_v<element_type, Acc>) {
+          memcpy(&v, x + i + k * width, sizeof v);
+        } else {
+          v = vector{static_cast<Acc>(x[i + k * width]), static_cast<Acc>(x[i + k * width + 1])};
         }
-      }
-      std::int32_t largest = high[0], smallest_below = low[0];
-      for (int l = 1; l < 4; ++l) {
-        largest = high[l] > largest ? high[l] : largest;
-        smallest_below = low[l] < smallest_below ? low[l] : smallest_below;
-      }
-      const bool all_zero = smallest_below == 0x7fffffff;
-      const std::int32_t smallest = smallest_below + 1;
-      const std::int32_t top_exponent = largest >> 23;
-      const std::int32_t bottom_exponent = (smallest >> 23) > 1 ? (smallest >> 23) : 1;
-      if (largest < 0x7f800000 && (all_zero || top_exponent - bottom_exponent <= 26)) {
-        double s[4] = {0.0, 0.0, 0.0, 0.0};
-        for (int j = 0; j < group; j += 4) {
-          for (int l = 0; l < 4; ++l) s[l] += static_cast<double>(x[i + j + l]);
-        }
-        for (int l = 0; l < 4; ++l) deposit_double(acc, s[l]);
-      } else {
-        for (int j = 0; j < group; ++j) acc.add(x[i + j]);
+        compensated_step<Policy>(s[k], c[k], v);
       }
     }
-    for (; i < end; ++i) acc.add(x[i]);
+    memcpy(sum, s, sizeof s);
+    memcpy(compensation, c, sizeof c);
+    return i;
   }
-
-  // Adds a finite double that is a multiple of 2^-149 (an exact sum of floats) to a float
-  // superaccumulator.
-  KOKKOS_INLINE_FUNCTION static void deposit_double(accumulator& acc, double d) {
-    std::uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    const int exponent = static_cast<int>(bits >> 52) & 0x7ff;
-    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
-    if (exponent == 0) return;  // the sum is 0 (a double subnormal is never a multiple of 2^-149)
-    mantissa |= std::uint64_t{1} << 52;
-    int position = exponent - 1075 + 149;  // mantissa * 2^(position - 149)
-    while (position < 0) {
-      mantissa >>= 1;  // the bits shifted out are zero
-      ++position;
-    }
-    acc.deposit(mantissa, position, (bits >> 63) != 0);
-  }
+#endif
 };
 
 template <class Out, class Space, class View, class Policy>

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -77,9 +78,26 @@ Out round_to_nearest_even(const std::vector<std::uint32_t>& words, int scale, bo
   } else if (dropped < 0) {
     kept <<= -dropped;  // M fits exactly; express it on the result's last bit
   }
-  // kept <= 2^precision is exact in Out; ldexp is exact or overflows to infinity.
-  const Out magnitude = std::ldexp(static_cast<Out>(kept), lsb);
-  return negative ? -magnitude : magnitude;
+  // kept * 2^lsb, assembled from its bits rather than with ldexp: with flush-to-zero on (as
+  // -ffast-math's startup code sets it), ldexp would flush a subnormal result to zero.
+  using format = float_format<Out>;
+  if (kept == std::uint64_t{1} << precision) {  // rounding carried into a new leading bit
+    kept >>= 1;
+    ++lsb;
+  }
+  typename format::bits_type bits;
+  if (kept < std::uint64_t{1} << (precision - 1)) {
+    bits = static_cast<typename format::bits_type>(kept);  // subnormal: lsb is the quantum
+  } else {
+    const int biased = lsb + precision - 1 + format::bias;
+    if (biased >= format::exponent_mask) return negative ? -std::numeric_limits<Out>::infinity() : std::numeric_limits<Out>::infinity();
+    bits = static_cast<typename format::bits_type>(static_cast<typename format::bits_type>(biased) << format::mantissa_bits) |
+           static_cast<typename format::bits_type>(kept & ((std::uint64_t{1} << format::mantissa_bits) - 1));
+  }
+  if (negative) bits |= static_cast<typename format::bits_type>(typename format::bits_type{1} << (sizeof(bits) * 8 - 1));
+  Out magnitude;
+  std::memcpy(&magnitude, &bits, sizeof magnitude);
+  return magnitude;
 }
 
 // Non-finite results follow IEEE: NaN anywhere, or +Inf with -Inf, give NaN; else the infinity.
