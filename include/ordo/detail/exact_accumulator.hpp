@@ -21,6 +21,12 @@
 #if defined(__SSE2__) && !defined(__CUDA_ARCH__)
 #include <emmintrin.h>
 #define ORDO_IMPL_EXACT_SSE2 1
+// The same kernels for AVX2, compiled for it whatever the flags and chosen at run time.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#include <immintrin.h>
+#define ORDO_IMPL_EXACT_AVX2 1
+#define ORDO_IMPL_TARGET_AVX2 __attribute__((target("avx2")))
+#endif
 #endif
 
 namespace ordo::detail {
@@ -296,19 +302,31 @@ inline void load_as_doubles(const double* p, __m128d (&d)[4]) {
 }
 
 // _mm_max/_mm_min return their second operand when one is NaN: a NaN element is skipped here.
+// Zeros count as +Inf only with zeros_as_infinity, which costs three more instructions a vector:
+// blocks are first scanned without, and again with it only if their smallest magnitude is 0.
+template <bool zeros_as_infinity>
 inline void magnitude_range_sse2(__m128 v, __m128& high, __m128& low) {
   const __m128 magnitude = _mm_and_ps(v, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
-  const __m128 zero_to_infinity =
-      _mm_and_ps(_mm_cmpeq_ps(magnitude, _mm_setzero_ps()), _mm_castsi128_ps(_mm_set1_epi32(0x7f800000)));
   high = _mm_max_ps(magnitude, high);
-  low = _mm_min_ps(_mm_or_ps(magnitude, zero_to_infinity), low);
+  if constexpr (zeros_as_infinity) {
+    const __m128 zero_to_infinity =
+        _mm_and_ps(_mm_cmpeq_ps(magnitude, _mm_setzero_ps()), _mm_castsi128_ps(_mm_set1_epi32(0x7f800000)));
+    low = _mm_min_ps(_mm_or_ps(magnitude, zero_to_infinity), low);
+  } else {
+    low = _mm_min_ps(magnitude, low);
+  }
 }
+template <bool zeros_as_infinity>
 inline void magnitude_range_sse2(__m128d v, __m128d& high, __m128d& low) {
   const __m128d magnitude = _mm_and_pd(v, _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff)));
-  const __m128d zero_to_infinity = _mm_and_pd(_mm_cmpeq_pd(magnitude, _mm_setzero_pd()),
-                                              _mm_castsi128_pd(_mm_set1_epi64x(0x7ff0000000000000)));
   high = _mm_max_pd(magnitude, high);
-  low = _mm_min_pd(_mm_or_pd(magnitude, zero_to_infinity), low);
+  if constexpr (zeros_as_infinity) {
+    const __m128d zero_to_infinity = _mm_and_pd(_mm_cmpeq_pd(magnitude, _mm_setzero_pd()),
+                                                _mm_castsi128_pd(_mm_set1_epi64x(0x7ff0000000000000)));
+    low = _mm_min_pd(_mm_or_pd(magnitude, zero_to_infinity), low);
+  } else {
+    low = _mm_min_pd(magnitude, low);
+  }
 }
 inline float horizontal_max(__m128 a, __m128 b) {
   float v[8];
@@ -343,6 +361,36 @@ inline double horizontal_min(__m128d a, __m128d b) {
   return m;
 }
 
+// The range of x[begin, end) into largest and smallest (which start at 0 and +Inf).
+template <bool zeros_as_infinity>
+inline void magnitude_range_sse2(const float* x, std::int64_t begin, std::int64_t end, float& largest, float& smallest) {
+  __m128 high[2] = {_mm_set1_ps(largest), _mm_set1_ps(largest)}, low[2] = {_mm_set1_ps(smallest), _mm_set1_ps(smallest)};
+  std::int64_t i = begin;
+  for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
+    magnitude_range_sse2<zeros_as_infinity>(_mm_loadu_ps(x + i), high[0], low[0]);
+    magnitude_range_sse2<zeros_as_infinity>(_mm_loadu_ps(x + i + 4), high[1], low[1]);
+  }
+  largest = horizontal_max(high[0], high[1]);
+  smallest = horizontal_min(low[0], low[1]);
+  for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
+}
+template <bool zeros_as_infinity>
+inline void magnitude_range_sse2(const double* x, std::int64_t begin, std::int64_t end, double& largest, double& smallest) {
+  // Four independent maxima and minima: one pair would wait on max/min latency.
+  __m128d high[4], low[4];
+  for (int k = 0; k < 4; ++k) {
+    high[k] = _mm_set1_pd(largest);
+    low[k] = _mm_set1_pd(smallest);
+  }
+  std::int64_t i = begin;
+  for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
+    for (int k = 0; k < 4; ++k) magnitude_range_sse2<zeros_as_infinity>(_mm_loadu_pd(x + i + 2 * k), high[k], low[k]);
+  }
+  largest = horizontal_max(_mm_max_pd(high[0], high[1]), _mm_max_pd(high[2], high[3]));
+  smallest = horizontal_min(_mm_min_pd(low[0], low[1]), _mm_min_pd(low[2], low[3]));
+  for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
+}
+
 template <int levels, class T>
 inline void exact_lane_sums_sse2(const T* x, std::int64_t begin, std::int64_t end, const double* sigma,
                                  double (&s)[levels + 1][exact_block_lanes]) {
@@ -355,6 +403,8 @@ inline void exact_lane_sums_sse2(const T* x, std::int64_t begin, std::int64_t en
   for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
     __m128d r[4];
     load_as_doubles(x + i, r);
+    // The level pass reads the block from L1; meanwhile, fetch the next block from memory.
+    _mm_prefetch(reinterpret_cast<const char*>(x + i + 2048), _MM_HINT_T0);
     for (int j = 0; j < levels; ++j) {
       for (int k = 0; k < 4; ++k) {
         const __m128d h = _mm_sub_pd(_mm_add_pd(sig[j], r[k]), sig[j]);
@@ -371,12 +421,156 @@ inline void exact_lane_sums_sse2(const T* x, std::int64_t begin, std::int64_t en
 }
 #endif
 
+#if defined(ORDO_IMPL_EXACT_AVX2)
+// Which kernels blocks use on the host: 2 for AVX2, 1 for SSE2. Tests lower it to cover both.
+inline int exact_block_simd = [] {
+  __builtin_cpu_init();  // required before __builtin_cpu_supports in a static initializer
+  return __builtin_cpu_supports("avx2") ? 2 : 1;
+}();
+
+ORDO_IMPL_TARGET_AVX2 inline void load_as_doubles_avx2(const float* p, __m256d (&d)[2]) {
+  const __m256 a = _mm256_loadu_ps(p);
+  d[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+  d[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+}
+ORDO_IMPL_TARGET_AVX2 inline void load_as_doubles_avx2(const double* p, __m256d (&d)[2]) {
+  d[0] = _mm256_loadu_pd(p);
+  d[1] = _mm256_loadu_pd(p + 4);
+}
+
+template <bool zeros_as_infinity>
+ORDO_IMPL_TARGET_AVX2 inline void magnitude_range_avx2(__m256 v, __m256& high, __m256& low) {
+  const __m256 magnitude = _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+  high = _mm256_max_ps(magnitude, high);
+  if constexpr (zeros_as_infinity) {
+    const __m256 zero_to_infinity = _mm256_and_ps(_mm256_cmp_ps(magnitude, _mm256_setzero_ps(), _CMP_EQ_OQ),
+                                                  _mm256_castsi256_ps(_mm256_set1_epi32(0x7f800000)));
+    low = _mm256_min_ps(_mm256_or_ps(magnitude, zero_to_infinity), low);
+  } else {
+    low = _mm256_min_ps(magnitude, low);
+  }
+}
+template <bool zeros_as_infinity>
+ORDO_IMPL_TARGET_AVX2 inline void magnitude_range_avx2(__m256d v, __m256d& high, __m256d& low) {
+  const __m256d magnitude = _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff)));
+  high = _mm256_max_pd(magnitude, high);
+  if constexpr (zeros_as_infinity) {
+    const __m256d zero_to_infinity = _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_setzero_pd(), _CMP_EQ_OQ),
+                                                   _mm256_castsi256_pd(_mm256_set1_epi64x(0x7ff0000000000000)));
+    low = _mm256_min_pd(_mm256_or_pd(magnitude, zero_to_infinity), low);
+  } else {
+    low = _mm256_min_pd(magnitude, low);
+  }
+}
+
+template <class T, class V>
+ORDO_IMPL_TARGET_AVX2 inline void horizontal_range_avx2(const V (&high)[2], const V (&low)[2], T& largest, T& smallest) {
+  constexpr int width = static_cast<int>(sizeof(V) / sizeof(T));
+  T h[2 * width], l[2 * width];
+  memcpy(h, high, sizeof h);
+  memcpy(l, low, sizeof l);
+  for (int k = 0; k < 2 * width; ++k) {
+    largest = h[k] > largest ? h[k] : largest;
+    smallest = l[k] < smallest ? l[k] : smallest;
+  }
+}
+
+// The range of x[begin, end) into largest and smallest (which start at 0 and +Inf).
+template <bool zeros_as_infinity>
+ORDO_IMPL_TARGET_AVX2 inline void magnitude_range_avx2(const float* x, std::int64_t begin, std::int64_t end,
+                                                       float& largest, float& smallest) {
+  __m256 high[2] = {_mm256_set1_ps(largest), _mm256_set1_ps(largest)};
+  __m256 low[2] = {_mm256_set1_ps(smallest), _mm256_set1_ps(smallest)};
+  std::int64_t i = begin;
+  for (; i + 16 <= end; i += 16) {
+    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(_mm256_loadu_ps(x + i + 8 * k), high[k], low[k]);
+  }
+  horizontal_range_avx2(high, low, largest, smallest);
+  for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
+}
+template <bool zeros_as_infinity>
+ORDO_IMPL_TARGET_AVX2 inline void magnitude_range_avx2(const double* x, std::int64_t begin, std::int64_t end,
+                                                       double& largest, double& smallest) {
+  __m256d high[2] = {_mm256_set1_pd(largest), _mm256_set1_pd(largest)};
+  __m256d low[2] = {_mm256_set1_pd(smallest), _mm256_set1_pd(smallest)};
+  std::int64_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(_mm256_loadu_pd(x + i + 4 * k), high[k], low[k]);
+  }
+  horizontal_range_avx2(high, low, largest, smallest);
+  for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
+}
+
+// Float blocks: the range and the level-0 sums in one pass. Returns where the sums stopped.
+ORDO_IMPL_TARGET_AVX2 inline std::int64_t magnitude_range_and_sums_avx2(const float* x, std::int64_t begin,
+                                                                        std::int64_t end, float& largest,
+                                                                        float& smallest,
+                                                                        double (&s)[1][exact_block_lanes]) {
+  __m256 high[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  __m256 low[2] = {_mm256_set1_ps(smallest), _mm256_set1_ps(smallest)};
+  __m256d sum[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  std::int64_t i = begin;
+  for (; i + 2 * exact_block_lanes <= end; i += 2 * exact_block_lanes) {
+    for (int k = 0; k < 2; ++k) {
+      const __m256 a = _mm256_loadu_ps(x + i + 8 * k);
+      magnitude_range_avx2<false>(a, high[k], low[k]);
+      sum[2 * k] = _mm256_add_pd(sum[2 * k], _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+      sum[2 * k + 1] = _mm256_add_pd(sum[2 * k + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+    }
+  }
+  horizontal_range_avx2(high, low, largest, smallest);
+  // Elements 8k..8k+7 of each 16 went to sum[2k] and sum[2k + 1]: lane i mod 8 either way.
+  double part[4][4];
+  for (int k = 0; k < 4; ++k) _mm256_storeu_pd(part[k], sum[k]);
+  for (int l = 0; l < 4; ++l) {
+    s[0][l] += part[0][l] + part[2][l];
+    s[0][l + 4] += part[1][l] + part[3][l];
+  }
+  return i;
+}
+
+template <int levels, class T>
+ORDO_IMPL_TARGET_AVX2 inline void exact_lane_sums_avx2(const T* x, std::int64_t begin, std::int64_t end,
+                                                       const double* sigma, double (&s)[levels + 1][exact_block_lanes]) {
+  __m256d sum[levels + 1][2], sig[levels > 0 ? levels : 1];
+  for (int j = 0; j <= levels; ++j) {
+    for (int k = 0; k < 2; ++k) sum[j][k] = _mm256_setzero_pd();
+  }
+  for (int j = 0; j < levels; ++j) sig[j] = _mm256_set1_pd(sigma[j]);
+  std::int64_t i = begin;
+  for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
+    __m256d r[2];
+    load_as_doubles_avx2(x + i, r);
+    // The level pass reads the block from L1; meanwhile, fetch the next block from memory.
+    _mm_prefetch(reinterpret_cast<const char*>(x + i + 2048), _MM_HINT_T0);
+    for (int j = 0; j < levels; ++j) {
+      for (int k = 0; k < 2; ++k) {
+        const __m256d h = _mm256_sub_pd(_mm256_add_pd(sig[j], r[k]), sig[j]);
+        r[k] = _mm256_sub_pd(r[k], h);
+        sum[j][k] = _mm256_add_pd(sum[j][k], h);
+      }
+    }
+    for (int k = 0; k < 2; ++k) sum[levels][k] = _mm256_add_pd(sum[levels][k], r[k]);
+  }
+  for (int j = 0; j <= levels; ++j) {
+    for (int k = 0; k < 2; ++k) _mm256_storeu_pd(&s[j][4 * k], sum[j][k]);
+  }
+  exact_lane_sums<levels, T>(x, begin, i, end, sigma, s);
+}
+#endif
+
 template <int levels, class T, class Data>
 KOKKOS_INLINE_FUNCTION bool exact_add_block_levels(exact_accumulator<T>& acc, const Data& x, std::int64_t begin,
                                                    std::int64_t end, const double* sigma) {
   double s[levels + 1][exact_block_lanes] = {};
 #if defined(ORDO_IMPL_EXACT_SSE2)
   if constexpr (std::is_pointer_v<Data>) {
+#if defined(ORDO_IMPL_EXACT_AVX2)
+    if (exact_block_simd >= 2) {
+      exact_lane_sums_avx2<levels, T>(x, begin, end, sigma, s);
+      return exact_add_lane_sums<levels>(acc, s);
+    }
+#endif
     exact_lane_sums_sse2<levels, T>(x, begin, end, sigma, s);
   } else {
     exact_lane_sums<levels, T>(x, begin, begin, end, sigma, s);
@@ -404,6 +598,34 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
   if constexpr (std::is_pointer_v<Data>) {
     constexpr int lanes = exact_block_lanes;
     std::int64_t i = begin;
+#if defined(ORDO_IMPL_EXACT_AVX2)
+    if (exact_block_simd >= 2) {
+      if constexpr (std::is_same_v<T, float>) {
+        double s[1][lanes] = {};
+        i = magnitude_range_and_sums_avx2(x, begin, end, largest, smallest, s);
+        for (std::int64_t k = i; k < end; ++k) magnitude_range_step(x[k], largest, smallest);
+        if (smallest == 0.0f) {
+          largest = 0.0f;
+          smallest = infinity_of<T>();
+          magnitude_range_avx2<true>(x, begin, end, largest, smallest);
+        }
+        fast = exact_block_levels(largest, smallest, end - begin, levels, sigma);
+        if (fast && levels == 0) {
+          exact_lane_sums<0, T>(x, begin, i, end, sigma, s);
+          if (exact_add_lane_sums<0>(acc, s)) return;
+          fast = false;
+        }
+      } else {
+        magnitude_range_avx2<false>(x, begin, end, largest, smallest);
+        if (smallest == 0.0) {
+          largest = 0.0;
+          smallest = infinity_of<T>();
+          magnitude_range_avx2<true>(x, begin, end, largest, smallest);
+        }
+        fast = exact_block_levels(largest, smallest, end - begin, levels, sigma);
+      }
+    } else
+#endif
     if constexpr (std::is_same_v<T, float>) {
       // One pass for the range and the level-0 sums, which nearly every float block needs.
       __m128 high[2] = {_mm_setzero_ps(), _mm_setzero_ps()};
@@ -411,8 +633,8 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
       __m128d sum[4] = {_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()};
       for (; i + lanes <= end; i += lanes) {
         const __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + i + 4);
-        magnitude_range_sse2(a, high[0], low[0]);
-        magnitude_range_sse2(b, high[1], low[1]);
+        magnitude_range_sse2<false>(a, high[0], low[0]);
+        magnitude_range_sse2<false>(b, high[1], low[1]);
         sum[0] = _mm_add_pd(sum[0], _mm_cvtps_pd(a));
         sum[1] = _mm_add_pd(sum[1], _mm_cvtps_pd(_mm_movehl_ps(a, a)));
         sum[2] = _mm_add_pd(sum[2], _mm_cvtps_pd(b));
@@ -421,6 +643,11 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
       largest = horizontal_max(high[0], high[1]);
       smallest = horizontal_min(low[0], low[1]);
       for (std::int64_t k = i; k < end; ++k) magnitude_range_step(x[k], largest, smallest);
+      if (smallest == 0.0f) {
+        largest = 0.0f;
+        smallest = infinity_of<T>();
+        magnitude_range_sse2<true>(x, begin, end, largest, smallest);
+      }
       fast = exact_block_levels(largest, smallest, end - begin, levels, sigma);
       if (fast && levels == 0) {
         double s[1][lanes] = {};
@@ -430,17 +657,12 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
         fast = false;
       }
     } else {
-      __m128d high[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
-      __m128d low[2] = {_mm_set1_pd(smallest), _mm_set1_pd(smallest)};
-      for (; i + lanes <= end; i += lanes) {
-        magnitude_range_sse2(_mm_loadu_pd(x + i), high[0], low[0]);
-        magnitude_range_sse2(_mm_loadu_pd(x + i + 2), high[1], low[1]);
-        magnitude_range_sse2(_mm_loadu_pd(x + i + 4), high[0], low[0]);
-        magnitude_range_sse2(_mm_loadu_pd(x + i + 6), high[1], low[1]);
+      magnitude_range_sse2<false>(x, begin, end, largest, smallest);
+      if (smallest == 0.0) {
+        largest = 0.0;
+        smallest = infinity_of<T>();
+        magnitude_range_sse2<true>(x, begin, end, largest, smallest);
       }
-      largest = horizontal_max(high[0], high[1]);
-      smallest = horizontal_min(low[0], low[1]);
-      for (std::int64_t k = i; k < end; ++k) magnitude_range_step(x[k], largest, smallest);
       fast = exact_block_levels(largest, smallest, end - begin, levels, sigma);
     }
   } else
