@@ -19,7 +19,7 @@
 //
 // Output: one JSON object per line and per case on stdout:
 //   {"n":..,"type":"float","dist":"uniform","seed":..,"checksum":"0x..","threads":2,"rounds":..,
-//    "contenders":[{"name":"plain","result":"<hex float>","result_type":"float","median_s":..,
+//    "exact_kernels":"AVX2","contenders":[{"name":"plain","result":"<hex float>","result_type":"float","median_s":..,
 //                   "min_s":..,"repeatable":true}, ...]}
 // checksum = sum over i of bits_i * (2 i + 1) mod 2^64 (bits_i the element's bit pattern), so
 // the Python side can check that it regenerated the same data.
@@ -169,6 +169,17 @@ double median(std::vector<double> v) {
   return v.size() % 2 != 0 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// Which block kernels ordo's exact sum uses on this host (chosen at run time).
+std::string exact_kernels() {
+#if defined(ORDO_IMPL_EXACT_AVX2)
+  return ordo::detail::exact_block_simd >= 2 ? "AVX2" : "SSE2";
+#elif defined(ORDO_IMPL_EXACT_SSE2)
+  return "SSE2";
+#else
+  return "portable";
+#endif
+}
+
 template <class T>
 void run_case(const options& o, std::int64_t n, int type_index, int dist_index) {
   const std::string dist = dist_index == 0 ? "uniform" : "wide";
@@ -197,7 +208,7 @@ void run_case(const options& o, std::int64_t n, int type_index, int dist_index) 
   std::ostringstream out;
   out << "{\"n\":" << n << ",\"type\":\"" << (type_index == 0 ? "float" : "double") << "\",\"dist\":\"" << dist
       << "\",\"seed\":" << seed << ",\"checksum\":\"" << sum_of_bits << "\",\"threads\":" << space().concurrency()
-      << ",\"rounds\":" << rounds << ",\"contenders\":[";
+      << ",\"rounds\":" << rounds << ",\"exact_kernels\":\"" << exact_kernels() << "\",\"contenders\":[";
   for (std::size_t k = 0; k < list.size(); ++k) {
     const auto& c = list[k];
     out << (k ? "," : "") << "{\"name\":\"" << c.name << "\",\"result\":\"" << hex(c.first)

@@ -162,8 +162,8 @@ struct exact_accumulator {
 // against sigma = 2^(e + L): h = (sigma + x) - sigma is exact by Sterbenz's lemma, x - h is the
 // rounding error of sigma + x and so exact too, h is a multiple of 2^(e + L - 53) with
 // |h| <= 2^e, and a lane's sum of h stays a multiple of 2^(e + L - 53) below 2^(e + L): exact.
-// The remainders x - h are below 2^(e + L - 53) in magnitude and still multiples of 2^q, so the
-// same test applies to them with e lowered by 53 - L.
+// The remainders x - h are at most 2^(e + L - 53) in magnitude and still multiples of 2^q, so
+// the same test applies to them with e lowered by 53 - L. Every bound holds with equality too.
 //
 // Extraction relies on every addition being rounded to nearest in double, in the order written;
 // under -ffast-math (reassociation) or x87 excess precision only level 0, which is exact in any
