@@ -448,6 +448,10 @@ step_results reference_step(const batch_shape& s, const std::vector<double>& x, 
   return r;
 }
 
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
 struct random_batch {
   std::vector<double> x, dy, gamma, beta;
 };
@@ -525,9 +529,6 @@ TEST_CASE("the same bits on Serial and on OpenMP with this process's thread coun
   if (const char* expected = std::getenv("ORDO_TEST_THREADS")) {
     CHECK(Kokkos::OpenMP().concurrency() == std::atoi(expected));
   }
-  const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-  };
   std::uint64_t seed = 500;
   for (const auto& s : boundary_shapes()) {
     CAPTURE(s.size());
@@ -650,3 +651,30 @@ TEST_CASE_TEMPLATE_DEFINE("a batch without channels gives empty results", Execut
   }
 }
 ORDO_TEST_ALL_SPACES(no_channels_id);
+
+TEST_CASE_TEMPLATE_DEFINE("the AVX2 kernels chosen at run time give the baseline kernels' bits", ExecutionSpace,
+                          dispatch_id) {
+  using ordo::detail::cpu_capability;
+  const cpu_capability before = ordo::detail::host_capability();
+  if (ordo::detail::set_host_capability(cpu_capability::avx2) != cpu_capability::avx2) {
+    ordo::detail::set_host_capability(before);
+    MESSAGE("this build or CPU has no AVX2 variant to compare");
+    return;
+  }
+  std::uint64_t seed = 900;
+  for (const auto& s : boundary_shapes()) {
+    CAPTURE(s.size());
+    const random_batch b = make_batch(s, ++seed);
+    ordo::detail::set_host_capability(cpu_capability::avx2);
+    const step_results avx2 = run_step_any_rank<float, ExecutionSpace>(s, b);
+    ordo::detail::set_host_capability(cpu_capability::baseline);
+    const step_results baseline = run_step_any_rank<float, ExecutionSpace>(s, b);
+    for (const auto member : {&step_results::y, &step_results::mean, &step_results::invstd, &step_results::running_mean,
+                              &step_results::running_var, &step_results::dx, &step_results::dgamma, &step_results::dbeta,
+                              &step_results::y_inference}) {
+      CHECK(same_bits(avx2.*member, baseline.*member));
+    }
+  }
+  ordo::detail::set_host_capability(before);
+}
+ORDO_TEST_ALL_SPACES(dispatch_id);

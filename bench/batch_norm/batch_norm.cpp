@@ -80,26 +80,28 @@ struct kernel_timer {
   ordo::nn::detail::item_policy<space> items() const { return {0, p.items()}; }
   void statistics() const {
     Kokkos::parallel_for("bench statistics", items(),
-                         ordo::nn::detail::item_moments_kernel<float>{p, x.data(), partial_a.data(), partial_b.data()});
+                         ordo::nn::detail::dispatched(
+                             ordo::nn::detail::item_moments_kernel<float>{p, x.data(), partial_a.data(), partial_b.data()}));
     space().fence();
   }
   void normalize() const {
     const float* k = coefficients.data();
     Kokkos::parallel_for("bench normalize", items(),
-                         ordo::nn::detail::normalize_kernel<float>{p, x.data(), y.data(), {k, k + cs, k + 2 * cs, k + 3 * cs}});
+                         ordo::nn::detail::dispatched(ordo::nn::detail::normalize_kernel<float>{
+                             p, x.data(), y.data(), {k, k + cs, k + 2 * cs, k + 3 * cs}}));
     space().fence();
   }
   void backward_sums() const {
     Kokkos::parallel_for("bench backward sums", items(),
-                         ordo::nn::detail::item_backward_sums_kernel<float>{p, x.data(), dy.data(), mean.data(),
-                                                                            partial_a.data(), partial_b.data()});
+                         ordo::nn::detail::dispatched(ordo::nn::detail::item_backward_sums_kernel<float>{
+                             p, x.data(), dy.data(), mean.data(), partial_a.data(), partial_b.data()}));
     space().fence();
   }
   void input_gradient() const {
     const float* k = coefficients.data();
     Kokkos::parallel_for("bench input gradient", items(),
-                         ordo::nn::detail::input_gradient_kernel<float>{
-                             p, x.data(), dy.data(), dx.data(), {k, k + cs, k + 2 * cs, k + 3 * cs, k + 4 * cs}});
+                         ordo::nn::detail::dispatched(ordo::nn::detail::input_gradient_kernel<float>{
+                             p, x.data(), dy.data(), dx.data(), {k, k + cs, k + 2 * cs, k + 3 * cs, k + 4 * cs}}));
     space().fence();
   }
 };
@@ -174,10 +176,11 @@ void run_case(const std::string& name, const options& opt) {
 
   std::printf(
       "{\"kind\":\"case\",\"case\":\"%s\",\"shape\":\"%s\",\"layout\":\"%s\",\"elements\":%lld,\"channels\":%lld,"
-      "\"outer\":%lld,\"inner\":%lld,\"threads\":%d,\"work_items\":%lld,\"items\":%s}\n",
+      "\"outer\":%lld,\"inner\":%lld,\"threads\":%d,\"work_items\":%lld,\"capability\":\"%s\",\"items\":%s}\n",
       name.c_str(), bc.shape.c_str(), bc.layout.c_str(), static_cast<long long>(n), static_cast<long long>(cs),
       static_cast<long long>(g.outer), static_cast<long long>(g.inner), space().concurrency(),
       static_cast<long long>(k.p.items()),
+      ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2 ? "avx2" : "baseline",
       json_items(items).c_str());
   std::fflush(stdout);
 }

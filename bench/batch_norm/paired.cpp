@@ -17,6 +17,7 @@
 //   void  ordo_bn_backward(void* c)         ordo::nn::batch_norm_backward
 //   void  ordo_bn_copy(void* c)             copy of x into a scratch array (Kokkos parallel_for)
 //   const char* ordo_bn_error(void)         message of the last exception, "" if none
+//   const char* ordo_bn_capability(void)    "avx2" or "baseline": which kernels ordo runs here
 // Functions that can fail return 0 / nullptr and set the error message.
 
 #include "cases.hpp"
@@ -47,6 +48,10 @@ void ordo_bn_finalize(void) {
 }
 
 const char* ordo_bn_error(void) { return last_error.c_str(); }
+
+const char* ordo_bn_capability(void) {
+  return ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2 ? "avx2" : "baseline";
+}
 
 void* ordo_bn_case_new(const char* name) {
   try {

@@ -49,6 +49,7 @@ class Ordo:
         lib = ctypes.CDLL(path)
         lib.ordo_bn_initialize.restype = ctypes.c_int
         lib.ordo_bn_error.restype = ctypes.c_char_p
+        lib.ordo_bn_capability.restype = ctypes.c_char_p
         lib.ordo_bn_case_new.restype = ctypes.c_void_p
         lib.ordo_bn_case_new.argtypes = [ctypes.c_char_p]
         lib.ordo_bn_size.restype = ctypes.c_longlong
@@ -219,7 +220,8 @@ def main():
         ordo.lib.ordo_bn_finalize()
     print(json.dumps(dict(kind="versions", torch=torch.__version__, numpy=np.__version__,
                           cpu_capability=cpu_capability(), torch_threads=torch.get_num_threads(),
-                          kokkos_threads=ordo.threads)), flush=True)
+                          kokkos_threads=ordo.threads,
+                          ordo_capability=ordo.lib.ordo_bn_capability().decode())), flush=True)
 
 
 if __name__ == "__main__":

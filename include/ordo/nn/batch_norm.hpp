@@ -10,6 +10,7 @@
 // large mean such as 1e4 + N(0, 1) in float keep their variance (E[x^2] - E[x]^2 loses it).
 // See docs/batch_norm.md.
 
+#include <ordo/detail/cpu_dispatch.hpp>
 #include <ordo/detail/kokkos_math.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -166,22 +167,22 @@ struct work_partition {
   // item kernels and the merge derive the same item centres without a division per item.
   double inverse_full_count = 1, inverse_last_count = 1;
 
-  KOKKOS_INLINE_FUNCTION bool by_rows() const { return g.inner == 1; }
+  KOKKOS_FORCEINLINE_FUNCTION bool by_rows() const { return g.inner == 1; }
   KOKKOS_INLINE_FUNCTION std::int64_t items() const { return row_items * channel_items; }
-  KOKKOS_INLINE_FUNCTION std::int64_t row_begin(std::int64_t q) const { return q * rows_per_item; }
-  KOKKOS_INLINE_FUNCTION std::int64_t row_end(std::int64_t q) const {
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t row_begin(std::int64_t q) const { return q * rows_per_item; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t row_end(std::int64_t q) const {
     const std::int64_t end = (q + 1) * rows_per_item;
     return end < g.outer ? end : g.outer;
   }
   // Values of one channel in row item q.
-  KOKKOS_INLINE_FUNCTION double count(std::int64_t q) const {
+  KOKKOS_FORCEINLINE_FUNCTION double count(std::int64_t q) const {
     return static_cast<double>((row_end(q) - row_begin(q)) * g.inner);
   }
-  KOKKOS_INLINE_FUNCTION double inverse_count(std::int64_t q) const {
+  KOKKOS_FORCEINLINE_FUNCTION double inverse_count(std::int64_t q) const {
     return q + 1 == row_items ? inverse_last_count : inverse_full_count;
   }
-  KOKKOS_INLINE_FUNCTION std::int64_t channel_begin(std::int64_t w) const { return w * channel_width; }
-  KOKKOS_INLINE_FUNCTION std::int64_t channel_end(std::int64_t w) const {
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t channel_begin(std::int64_t w) const { return w * channel_width; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t channel_end(std::int64_t w) const {
     const std::int64_t end = (w + 1) * channel_width;
     return end < g.channels ? end : g.channels;
   }
@@ -208,12 +209,12 @@ inline work_partition partition_of(const channel_geometry& g) {
 // Sums in double with 8 independent accumulators: the adds of one run do not wait on each other,
 // and the loops vectorize. (Each group of 8 is converted into a temporary first: g++ 12 does not
 // vectorize `acc[l] += double(x[i + l])` written in one statement, nor two such sums in one loop.)
-KOKKOS_INLINE_FUNCTION double sum_of_lanes(const double (&acc)[8]) {
+KOKKOS_FORCEINLINE_FUNCTION double sum_of_lanes(const double (&acc)[8]) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
 template <class T>
-KOKKOS_INLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
+KOKKOS_FORCEINLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -226,7 +227,7 @@ KOKKOS_INLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) 
 }
 
 template <class T>
-KOKKOS_INLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, std::int64_t n, double centre) {
+KOKKOS_FORCEINLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, std::int64_t n, double centre) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -243,7 +244,7 @@ KOKKOS_INLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, s
 
 // sum (x - centre) dy over one run.
 template <class T>
-KOKKOS_INLINE_FUNCTION double run_centred_dot(const T* ORDO_RESTRICT x, const T* ORDO_RESTRICT dy, std::int64_t n,
+KOKKOS_FORCEINLINE_FUNCTION double run_centred_dot(const T* ORDO_RESTRICT x, const T* ORDO_RESTRICT dy, std::int64_t n,
                                               double centre) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
@@ -267,7 +268,7 @@ struct item_moments_kernel {
   double* partial_sum;
   double* partial_m2;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
@@ -336,7 +337,7 @@ struct item_backward_sums_kernel {
   double* partial_dy;
   double* partial_dotp;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
@@ -488,7 +489,7 @@ struct normalize_kernel {
   T* y;
   affine_coefficients<T> k;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
@@ -535,7 +536,7 @@ struct input_gradient_kernel {
   T* dx;
   gradient_coefficients<T> k;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
@@ -565,6 +566,34 @@ struct input_gradient_kernel {
     }
   }
 };
+
+// The four streaming kernels run through this wrapper: on the host it picks their AVX2 build
+// when the CPU has AVX2 (detail/cpu_dispatch.hpp). Their bodies and helpers are force-inlined so
+// that all of the item's work is compiled for the chosen instruction set. The variants give the
+// same bits: the kernels fix their order of additions in explicit lanes, and no FMA is enabled.
+template <class Kernel>
+struct host_dispatched {
+  Kernel kernel;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+#if defined(ORDO_IMPL_DISPATCH_AVX2) && !defined(__CUDA_ARCH__)
+    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
+      run_avx2(kernel, item);
+      return;
+    }
+#endif
+    kernel.run(item);
+  }
+
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const Kernel& k, std::int64_t item) { k.run(item); }
+#endif
+};
+
+template <class Kernel>
+host_dispatched<Kernel> dispatched(const Kernel& kernel) {
+  return {kernel};
+}
 
 template <class Space>
 using item_policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
@@ -684,7 +713,7 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   const auto coefficients = coefficient_lease.part(0, 4 * cs);
 
   Kokkos::parallel_for("ordo::nn::batch_norm_forward_training statistics", detail::item_policy<space>(0, p.items()),
-                       detail::item_moments_kernel<T>{p, x.data(), partial_sum.data(), partial_m2.data()});
+                       detail::dispatched(detail::item_moments_kernel<T>{p, x.data(), partial_sum.data(), partial_m2.data()}));
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
   const double eps = options.eps, momentum = options.momentum, count = static_cast<double>(m);
@@ -709,9 +738,9 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
       });
   Kokkos::parallel_for(
       "ordo::nn::batch_norm_forward_training normalize", detail::item_policy<space>(0, p.items()),
-      detail::normalize_kernel<T>{p, x.data(), y.data(),
-                                  {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
-                                   coefficients.data() + 3 * cs}});
+      detail::dispatched(detail::normalize_kernel<T>{
+          p, x.data(), y.data(),
+          {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs, coefficients.data() + 3 * cs}}));
   space().fence();
   return saved;
 }
@@ -752,9 +781,10 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
         coefficients(3 * cs + c) = static_cast<T>(beta(c));
       });
   Kokkos::parallel_for("ordo::nn::batch_norm_forward_inference", detail::item_policy<space>(0, p.items()),
-                       detail::normalize_kernel<T>{p, x.data(), y.data(),
-                                                   {coefficients.data(), coefficients.data() + cs,
-                                                    coefficients.data() + 2 * cs, coefficients.data() + 3 * cs}});
+                       detail::dispatched(detail::normalize_kernel<T>{
+                           p, x.data(), y.data(),
+                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                            coefficients.data() + 3 * cs}}));
   space().fence();
 }
 
@@ -794,8 +824,8 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
   Kokkos::parallel_for("ordo::nn::batch_norm_backward sums", detail::item_policy<space>(0, p.items()),
-                       detail::item_backward_sums_kernel<T>{p, x.data(), dy.data(), mean.data(), partial_dy.data(),
-                                                            partial_dotp.data()});
+                       detail::dispatched(detail::item_backward_sums_kernel<T>{
+                           p, x.data(), dy.data(), mean.data(), partial_dy.data(), partial_dotp.data()}));
   const double count = static_cast<double>(g.per_channel());
   Kokkos::parallel_for("ordo::nn::batch_norm_backward merge", detail::item_policy<space>(0, detail::merge_chunks(cs)),
                        detail::merge_sums_kernel{p, partial_dy.data(), partial_dotp.data()});
@@ -813,10 +843,10 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
         dbeta(c) = static_cast<G>(sum_dy);
       });
   Kokkos::parallel_for("ordo::nn::batch_norm_backward input gradient", detail::item_policy<space>(0, p.items()),
-                       detail::input_gradient_kernel<T>{p, x.data(), dy.data(), dx.data(),
-                                                        {coefficients.data(), coefficients.data() + cs,
-                                                         coefficients.data() + 2 * cs, coefficients.data() + 3 * cs,
-                                                         coefficients.data() + 4 * cs}});
+                       detail::dispatched(detail::input_gradient_kernel<T>{
+                           p, x.data(), dy.data(), dx.data(),
+                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                            coefficients.data() + 3 * cs, coefficients.data() + 4 * cs}}));
   space().fence();
 }
 
