@@ -609,5 +609,21 @@ TEST_CASE_TEMPLATE_DEFINE("kahan and neumaier lanes give the same bits vectorize
   same(ordo::summation::kahan);
   same(ordo::summation::neumaier);
   same(ordo::summation::exact);
+  // Double input accumulated in float: the lanes convert four elements per vector.
+  std::vector<double> wide(values.begin(), values.end());
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] *= 1.0 + std::ldexp(static_cast<double>(i % 1000), -40);
+  const auto contiguous_double = to_view<double, ExecutionSpace>(wide);
+  const Kokkos::View<double*, Kokkos::LayoutStride, typename ExecutionSpace::memory_space> strided_double(
+      contiguous_double.data(), Kokkos::LayoutStride(wide.size(), 1));
+  for (auto policy : {0, 1}) {
+    const auto run = [&](const auto& view) {
+      return policy == 0 ? ordo::sum<float>(ExecutionSpace(), view, ordo::summation::kahan)
+                         : ordo::sum<float>(ExecutionSpace(), view, ordo::summation::neumaier);
+    };
+    CHECK(std::bit_cast<std::uint32_t>(run(contiguous_double)) == std::bit_cast<std::uint32_t>(run(strided_double)));
+    const long double exact = ordo_test::exact_sum(wide).to_long_double();
+    CHECK(std::fabs(static_cast<long double>(run(contiguous_double)) - exact) <=
+          4 * std::ldexp(1.0L, -24) * sum_of_magnitudes(wide) + std::ldexp(1.0L, -24) * std::fabs(exact));
+  }
 }
 ORDO_TEST_ALL_SPACES(lanes_id);

@@ -19,7 +19,9 @@
 #include <stdexcept>
 #include <type_traits>
 
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+// GCC/clang vector types for the host's Kahan and Neumaier lanes; not under nvcc, whose front end
+// need not accept them.
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__CUDACC__)
 #define ORDO_IMPL_REDUCE_VECTOR_EXTENSIONS 1
 #endif
 
@@ -384,7 +386,9 @@ struct block_sum_functor {
         if constexpr (std::is_same_v<element_type, Acc>) {
           memcpy(&v, x + i + k * width, sizeof v);
         } else {
-          v = vector{static_cast<Acc>(x[i + k * width]), static_cast<Acc>(x[i + k * width + 1])};
+          Acc converted[width];
+          for (int w = 0; w < width; ++w) converted[w] = static_cast<Acc>(x[i + k * width + w]);
+          memcpy(&v, converted, sizeof v);
         }
         compensated_step<Policy>(s[k], c[k], v);
       }

@@ -6,7 +6,6 @@
 
 #include <ordo/detail/exact_accumulator.hpp>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
