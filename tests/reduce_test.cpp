@@ -348,15 +348,19 @@ void check_block(const std::vector<T>& values, bool flush = false) {
   // portable code.
   std::vector<int> simd_levels{0};
 #if defined(ORDO_IMPL_EXACT_AVX2)
-  const int chosen = ordo::detail::exact_block_simd;
-  simd_levels = {1};
-  if (__builtin_cpu_supports("avx2")) simd_levels.push_back(2);
+  const auto chosen = ordo::detail::host_capability();
+  simd_levels = {1, 2};
 #endif
   const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> view(padded.data(), padded.size());
   for (int simd : simd_levels) {
     CAPTURE(simd);
 #if defined(ORDO_IMPL_EXACT_AVX2)
-    ordo::detail::exact_block_simd = simd;
+    // AVX2 only where the CPU has it; the build's own kernels otherwise, twice.
+    ordo::detail::set_host_capability(simd == 2 ? ordo::detail::cpu_capability::avx2
+                                                : ordo::detail::cpu_capability::baseline);
+#if !defined(__AVX2__)
+    CHECK(ordo::detail::exact_blocks_use_avx2() == (simd == 2 && __builtin_cpu_supports("avx2")));
+#endif
 #endif
     ordo::detail::exact_accumulator<T> through_pointer, through_view;
 #if defined(__SSE2__)
@@ -380,7 +384,7 @@ void check_block(const std::vector<T>& values, bool flush = false) {
     CHECK(difference.is_zero());
   }
 #if defined(ORDO_IMPL_EXACT_AVX2)
-  ordo::detail::exact_block_simd = chosen;
+  ordo::detail::set_host_capability(chosen);
 #endif
 }
 

@@ -172,7 +172,7 @@ double median(std::vector<double> v) {
 // Which block kernels ordo's exact sum uses on this host (chosen at run time).
 std::string exact_kernels() {
 #if defined(ORDO_IMPL_EXACT_AVX2)
-  return ordo::detail::exact_block_simd >= 2 ? "AVX2" : "SSE2";
+  return ordo::detail::exact_blocks_use_avx2() ? "AVX2" : "SSE2";
 #elif defined(ORDO_IMPL_EXACT_SSE2)
   return "SSE2";
 #else

@@ -23,6 +23,8 @@
 #define ORDO_IMPL_EXACT_SSE2 1
 // The same kernels for AVX2, compiled for it whatever the flags and chosen at run time.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#include <ordo/detail/cpu_dispatch.hpp>
+
 #include <immintrin.h>
 #define ORDO_IMPL_EXACT_AVX2 1
 #define ORDO_IMPL_TARGET_AVX2 __attribute__((target("avx2")))
@@ -422,11 +424,15 @@ inline void exact_lane_sums_sse2(const T* x, std::int64_t begin, std::int64_t en
 #endif
 
 #if defined(ORDO_IMPL_EXACT_AVX2)
-// Which kernels blocks use on the host: 2 for AVX2, 1 for SSE2. Tests lower it to cover both.
-inline int exact_block_simd = [] {
-  __builtin_cpu_init();  // required before __builtin_cpu_supports in a static initializer
-  return __builtin_cpu_supports("avx2") ? 2 : 1;
-}();
+// AVX2 kernels when the build targets AVX2, or when the CPU has AVX2 and ORDO_CPU_CAPABILITY does
+// not ask for the baseline (the choice batch norm's kernels make too, detail/cpu_dispatch.hpp).
+inline bool exact_blocks_use_avx2() {
+#if defined(__AVX2__)
+  return true;
+#else
+  return host_capability() == cpu_capability::avx2;
+#endif
+}
 
 ORDO_IMPL_TARGET_AVX2 inline void load_as_doubles_avx2(const float* p, __m256d (&d)[2]) {
   const __m256 a = _mm256_loadu_ps(p);
@@ -566,7 +572,7 @@ KOKKOS_INLINE_FUNCTION bool exact_add_block_levels(exact_accumulator<T>& acc, co
 #if defined(ORDO_IMPL_EXACT_SSE2)
   if constexpr (std::is_pointer_v<Data>) {
 #if defined(ORDO_IMPL_EXACT_AVX2)
-    if (exact_block_simd >= 2) {
+    if (exact_blocks_use_avx2()) {
       exact_lane_sums_avx2<levels, T>(x, begin, end, sigma, s);
       return exact_add_lane_sums<levels>(acc, s);
     }
@@ -599,7 +605,7 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
     constexpr int lanes = exact_block_lanes;
     std::int64_t i = begin;
 #if defined(ORDO_IMPL_EXACT_AVX2)
-    if (exact_block_simd >= 2) {
+    if (exact_blocks_use_avx2()) {
       if constexpr (std::is_same_v<T, float>) {
         double s[1][lanes] = {};
         i = magnitude_range_and_sums_avx2(x, begin, end, largest, smallest, s);
