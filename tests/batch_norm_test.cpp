@@ -678,3 +678,45 @@ TEST_CASE_TEMPLATE_DEFINE("the AVX2 kernels chosen at run time give the baseline
   ordo::detail::set_host_capability(before);
 }
 ORDO_TEST_ALL_SPACES(dispatch_id);
+
+TEST_CASE_TEMPLATE_DEFINE("channels-last float statistics stay accurate when an item's first row is an outlier",
+                          ExecutionSpace, outlier_id) {
+  // Rows of float are summed in one pass around the item's first row K; the bound on the
+  // cancellation (docs/batch_norm.md) is worst when K lies far from the mean. 3000 rows of 4
+  // channels form one work item.
+  using memory = typename ExecutionSpace::memory_space;
+  const std::size_t n = 3000, c = 4;
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> values(n * c);
+  for (std::size_t i = 0; i < n; ++i) {
+    values[i * c + 0] = static_cast<float>(i == 0 ? 1e4 + 1e3 : 1e4 + normal(rng));  // outlier first
+    values[i * c + 1] = static_cast<float>(i == 0 ? -5e3 : 1e-3 * normal(rng));       // tiny spread, huge K
+    values[i * c + 2] = static_cast<float>(3.0 + normal(rng));
+    // Mean 1e6, spread 0.1 (steps of float's ulp there, 1/16): E[x^2] - E[x]^2 in double would
+    // lose everything here.
+    values[i * c + 3] = 1e6 + 0.0625 * static_cast<double>(static_cast<int>(rng() % 7) - 3);
+  }
+  Kokkos::View<float**, Kokkos::LayoutRight, memory> x("x", n, c), y("y", n, c);
+  upload(x, values);
+  Kokkos::View<float*, memory> gamma("gamma", c), beta("beta", c), rm("rm", c), rv("rv", c);
+  Kokkos::deep_copy(gamma, 1.0f);
+  Kokkos::deep_copy(rv, 1.0f);
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y);
+  const auto mean_got = download(saved.mean);
+  const auto invstd_got = download(saved.invstd);
+  for (std::size_t ch = 0; ch < c; ++ch) {
+    long double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += values[i * c + ch];
+    const long double mean = sum / n;
+    long double m2 = 0;
+    for (std::size_t i = 0; i < n; ++i) m2 += (values[i * c + ch] - mean) * (values[i * c + ch] - mean);
+    const long double invstd = 1.0L / std::sqrt(m2 / n + 1e-5L);
+    CAPTURE(ch);
+    // The mean is accurate relative to the channel's spread (what x - mean is compared with).
+    const double spread = std::max(std::fabs(static_cast<double>(mean)), static_cast<double>(std::sqrt(m2 / n)));
+    CHECK(std::fabs(mean_got[ch] - static_cast<double>(mean)) <= 1e-12 * spread);
+    CHECK(std::fabs(invstd_got[ch] - static_cast<double>(invstd)) <= 1e-9 * static_cast<double>(invstd));
+  }
+}
+ORDO_TEST_ALL_SPACES(outlier_id);
