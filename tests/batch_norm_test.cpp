@@ -17,20 +17,7 @@
 #include <thread>
 #include <vector>
 
-#if defined(ORDO_TEST_REQUIRES_FMA)
-#include <cstdio>
-namespace {
-// This build lets the compiler fuse multiply-adds and use AVX2, as the benchmark's AVX2 build
-// does; a CPU without them skips it.
-const bool cpu_checked = [] {
-  if (!__builtin_cpu_supports("fma") || !__builtin_cpu_supports("avx2")) {
-    std::puts("skipped: this CPU has no FMA or AVX2");
-    std::exit(77);
-  }
-  return true;
-}();
-}  // namespace
-#endif
+#include "support/cpu_requirements.hpp"
 
 #ifndef ORDO_FIXTURE_DIR
 #error "ORDO_FIXTURE_DIR must name tests/fixtures"

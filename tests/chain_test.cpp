@@ -1,6 +1,7 @@
 #include <ordo/chain.hpp>
 
 #include "support/brute_force_chain.hpp"
+#include "support/cpu_requirements.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,19 +12,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#if defined(ORDO_TEST_REQUIRES_AVX2)
-namespace {
-// This build runs the AVX code path; a CPU without AVX2 skips it (ctest SKIP_RETURN_CODE 77).
-const bool cpu_checked = [] {
-  if (!__builtin_cpu_supports("avx2")) {
-    std::puts("skipped: this CPU has no AVX2");
-    std::exit(77);
-  }
-  return true;
-}();
-}  // namespace
-#endif
 
 namespace {
 

@@ -10,20 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#if defined(ORDO_TEST_REQUIRES_FMA)
-#include <cstdio>
-#include <cstdlib>
-namespace {
-// This build lets the compiler fuse multiply-adds; a CPU without FMA skips it.
-const bool cpu_checked = [] {
-  if (!__builtin_cpu_supports("fma")) {
-    std::puts("skipped: this CPU has no FMA");
-    std::exit(77);
-  }
-  return true;
-}();
-}  // namespace
-#endif
+#include "support/cpu_requirements.hpp"
 
 namespace {
 
