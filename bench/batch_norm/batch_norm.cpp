@@ -16,6 +16,7 @@
 //                         [--min-seconds T] [--warmup W] [--copy-elements N]
 
 #include "cases.hpp"
+#include "bench_support.hpp"
 
 #include <ordo/nn/batch_norm.hpp>
 
@@ -35,21 +36,11 @@
 
 namespace {
 
+using ordo_bench::median;
+using ordo_bench::quantile;
+using ordo_bench::split;
+
 using namespace bench_bn;
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double quantile(std::vector<double> v, double q) {  // linear interpolation, as numpy's default
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 // ------------------------------------------------------------------------------------------------
 // Diagnostics: each of ordo's kernels alone, launched exactly as batch_norm_forward_training and
@@ -144,7 +135,7 @@ std::string json_items(const std::vector<timed_item>& items) {
   s << "{";
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& v = items[i].seconds;
-    s << (i ? "," : "") << "\"" << items[i].name << "\":{\"median_s\":" << median_of(v)
+    s << (i ? "," : "") << "\"" << items[i].name << "\":{\"median_s\":" << median(v)
       << ",\"q1_s\":" << quantile(v, 0.25) << ",\"q3_s\":" << quantile(v, 0.75)
       << ",\"min_s\":" << *std::min_element(v.begin(), v.end()) << ",\"reps\":" << v.size() << ",\"samples\":[";
     for (std::size_t k = 0; k < v.size(); ++k) s << (k ? "," : "") << v[k];
@@ -197,14 +188,6 @@ void run_large_copy(const options& opt) {
   std::printf("{\"kind\":\"large_copy\",\"elements\":%lld,\"threads\":%d,\"items\":%s}\n", static_cast<long long>(n),
               space().concurrency(), json_items(items).c_str());
   std::fflush(stdout);
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 }  // namespace

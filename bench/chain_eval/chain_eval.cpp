@@ -29,6 +29,7 @@
 // most --max-reps). The report gives the median over all rounds and every sample, so that run can
 // merge several invocations.
 
+#include "bench_support.hpp"
 #include "chain_eval.hpp"
 
 #include <ordo/ordo.hpp>
@@ -66,6 +67,9 @@ extern "C" char* openblas_get_config(void);
 namespace chain_eval {
 namespace {
 
+using ordo_bench::quantile;
+using ordo_bench::split;
+
 using clock_type = std::chrono::steady_clock;
 using ordo_matrix = ordo::matrix<double, ordo::dynamic, ordo::dynamic, Kokkos::OpenMP>;
 
@@ -85,17 +89,6 @@ struct options {
 [[noreturn]] void usage(const std::string& what) {
   std::fprintf(stderr, "bench_chain_eval: %s\n", what.c_str());
   std::exit(2);
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) parts.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
 }
 
 options parse(int argc, char** argv) {
@@ -329,14 +322,6 @@ double relative_difference(const std::vector<double>& x, const std::vector<doubl
     norm += reference[e] * reference[e];
   }
   return norm > 0.0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-}
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 // ---- output ----------------------------------------------------------------------------------

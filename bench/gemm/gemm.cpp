@@ -8,6 +8,8 @@
 // (OMP_NUM_THREADS for Kokkos::OpenMP, OPENBLAS_NUM_THREADS for OpenBLAS); bench/gemm/run sets
 // both to 2.
 
+#include "bench_support.hpp"
+
 #include <ordo/detail/portable_gemm.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -42,6 +44,8 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 
 namespace {
 
+using ordo_bench::split;
+
 struct shape {
   int m, n, k;
 };
@@ -58,17 +62,6 @@ struct options {
 [[noreturn]] void usage(const char* what) {
   std::fprintf(stderr, "bench_gemm: %s\n", what);
   std::exit(2);
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) parts.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
 }
 
 options parse(int argc, char** argv) {

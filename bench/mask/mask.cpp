@@ -35,6 +35,8 @@
 //                   [--min-seconds T] [--alloc-reps K] [--dump-dir DIR]
 // --check-sizes: sizes whose masks are only computed, counted and dumped (not timed).
 
+#include "bench_support.hpp"
+
 #include <ordo/mask.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -57,6 +59,8 @@
 #include <vector>
 
 namespace {
+
+using ordo_bench::quantile;
 
 using space = Kokkos::OpenMP;
 using mask_view = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, space::memory_space>;
@@ -226,14 +230,6 @@ std::int64_t thp_faults() {
 struct stats {
   double median, q1, q3, min;
 };
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double position = q * static_cast<double>(v.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(position);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (position - static_cast<double>(lo));
-}
 
 stats summarize(const std::vector<double>& v) {
   return {quantile(v, 0.5), quantile(v, 0.25), quantile(v, 0.75), *std::min_element(v.begin(), v.end())};

@@ -27,6 +27,8 @@
 // Usage: bench_reduce [--sizes 1048576,67108864] [--types float,double] [--dists uniform,wide]
 //                     [--seed S] [--min-rounds R] [--max-rounds R] [--min-seconds T]
 
+#include "bench_support.hpp"
+
 #include <ordo/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -47,6 +49,8 @@
 #include <vector>
 
 namespace {
+
+using ordo_bench::median;
 
 using space = Kokkos::OpenMP;
 template <class T>
@@ -161,12 +165,6 @@ std::string hex(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%a", v);
   return buffer;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 != 0 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 // Which block kernels ordo's exact sum uses on this host (chosen at run time).
