@@ -647,12 +647,8 @@ template <class Space>
 using item_policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
 
 template <class Space, class... Views>
-void require_accessible(const char* operation) {
-  static_assert((Kokkos::SpaceAccessibility<Space, typename Views::memory_space>::accessible && ...),
-                "ordo::nn::batch_norm: every View (x, y, gamma, beta, running statistics, gradients) must be "
-                "accessible from x's execution space");
-  (void)operation;
-}
+inline constexpr bool accessible_from_v =
+    (Kokkos::SpaceAccessibility<Space, typename Views::memory_space>::accessible && ...);
 
 template <class T, class Memory>
 Kokkos::View<T*, Memory> uninitialized_view(const char* label, std::int64_t n) {
@@ -736,7 +732,9 @@ batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ordo::nn::batch_norm takes float or double");
   static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_forward_training: y must have x's value type");
-  detail::require_accessible<space, YView, ParamView, StatView>(op);
+  static_assert(detail::accessible_from_v<space, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
+                "execution space");
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
   detail::check_like_x(y, op, "y");
@@ -805,7 +803,9 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ordo::nn::batch_norm takes float or double");
   static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_forward_inference: y must have x's value type");
-  detail::require_accessible<space, YView, ParamView, StatView>(op);
+  static_assert(detail::accessible_from_v<space, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
+                "execution space");
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, y, op, "x", "y");
   detail::check_like_x(y, op, "y");
@@ -851,7 +851,9 @@ void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamm
   static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
                     std::is_same_v<typename DxView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
-  detail::require_accessible<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>(op);
+  static_assert(detail::accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_backward: dy, dx, gamma, the gradients and saved must be accessible from x's "
+                "execution space");
   const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
   detail::check_same_shape(x, dy, op, "x", "dy");
   detail::check_same_shape(x, dx, op, "x", "dx");
