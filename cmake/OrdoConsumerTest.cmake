@@ -1,6 +1,30 @@
-# Configures, builds and runs the consumer project in SOURCE, using ordo via MODE.
+# Configures, builds and runs the consumer project in SOURCE, using ordo via MODE:
+#   find_package      an installed ordo in PREFIX
+#   add_subdirectory  this source tree (ORDO_SOURCE)
+#   core_only         an installed ordo in PREFIX, with find_package(Kokkos) disabled
+#   core_install      ordo configured with ORDO_WITH_KOKKOS=OFF and installed into PREFIX first,
+#                     then used as in core_only
 file(REMOVE_RECURSE "${BUILD}")
-if(MODE STREQUAL "find_package")
+set(programs consumer consumer_core)
+if(MODE STREQUAL "core_install")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${ORDO_SOURCE}" -B "${BUILD}/ordo" ${ARGS} -DORDO_WITH_KOKKOS=OFF
+                          -DORDO_BUILD_TESTS=OFF -DORDO_BUILD_EXAMPLES=OFF -DORDO_INSTALL=ON
+                          -DCMAKE_DISABLE_FIND_PACKAGE_Kokkos=ON RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): configuring ordo with ORDO_WITH_KOKKOS=OFF failed")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD}/ordo" --prefix "${PREFIX}" RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): installing ordo without Kokkos failed")
+  endif()
+  if(EXISTS "${PREFIX}/include/ordo/kernels")
+    message(FATAL_ERROR "consumer (${MODE}): the core-only install holds the Kokkos layer's headers")
+  endif()
+endif()
+if(MODE MATCHES "^core_")
+  set(mode_args "-Dordo_ROOT=${PREFIX}" -DCMAKE_DISABLE_FIND_PACKAGE_Kokkos=ON)
+  set(programs consumer_core)
+elseif(MODE STREQUAL "find_package")
   set(mode_args "-Dordo_ROOT=${PREFIX}")
 else()
   set(mode_args "-DORDO_SOURCE_DIR=${ORDO_SOURCE}")
@@ -14,7 +38,7 @@ execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD}" RESULT_VARIABLE re
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "consumer (${MODE}): build failed")
 endif()
-foreach(program consumer consumer_core)
+foreach(program IN LISTS programs)
   execute_process(COMMAND "${BUILD}/${program}" RESULT_VARIABLE result)
   if(NOT result EQUAL 0)
     message(FATAL_ERROR "consumer (${MODE}): ${program} failed")

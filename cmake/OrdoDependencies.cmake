@@ -6,6 +6,12 @@ if(NOT Boost_FOUND)
   message(FATAL_ERROR "ordo: Boost >= 1.81 (Hana, MP11) not found; on Debian run 'apt-get install libboost1.81-dev' or scripts/setup")
 endif()
 
+set(ORDO_HAS_BLAS OFF)
+set(ORDO_HAS_CUBLAS OFF)
+if(NOT ORDO_WITH_KOKKOS)
+  return()
+endif()
+
 # Without -DKokkos_ROOT, look where scripts/setup builds Kokkos for this compiler.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   set(_ordo_kokkos_tag clang)

@@ -2,9 +2,17 @@ include(CMakePackageConfigHelpers)
 
 set(ORDO_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/cmake/ordo")
 
-install(TARGETS ordo_core ordo EXPORT ordoTargets)
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(EXPORT ordoTargets NAMESPACE ordo:: DESTINATION "${ORDO_CMAKE_INSTALL_DIR}")
+# Two export sets, so that find_package(ordo COMPONENTS core) loads no Kokkos target.
+install(TARGETS ordo_core EXPORT ordoCoreTargets)
+install(EXPORT ordoCoreTargets NAMESPACE ordo:: DESTINATION "${ORDO_CMAKE_INSTALL_DIR}")
+if(ORDO_WITH_KOKKOS)
+  install(TARGETS ordo EXPORT ordoKernelsTargets)
+  install(EXPORT ordoKernelsTargets NAMESPACE ordo:: DESTINATION "${ORDO_CMAKE_INSTALL_DIR}")
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/ordo/core" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
+  install(FILES "${PROJECT_SOURCE_DIR}/include/ordo/core.hpp" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
+endif()
 
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/ordoConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/ordoConfig.cmake" INSTALL_DESTINATION "${ORDO_CMAKE_INSTALL_DIR}")

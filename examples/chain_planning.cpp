@@ -1,5 +1,5 @@
 // The chain planner at compile time and at run time, with the numbers checked by the compiler.
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include <array>
 #include <cstdio>

@@ -5,7 +5,7 @@
 //   for x ...: for y ...: for z ...: mask[x, y, z] = within_radius((x, y, z), roi, radius)
 // After (ordo): one parallel pass over rows; along each row the inside voxels form one interval,
 // found exactly, so every byte of a 1-byte mask is written once, at memory speed.
-#include <ordo/mask.hpp>
+#include <ordo/kernels/mask.hpp>
 
 #include <chrono>
 #include <cmath>

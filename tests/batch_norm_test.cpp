@@ -707,3 +707,148 @@ TEST_CASE_TEMPLATE_DEFINE("channels-last float statistics stay accurate when an 
   }
 }
 ORDO_TEST_ALL_SPACES(outlier_id);
+
+namespace {
+
+// One training step run in phases over parts of the batch, as ranks or devices would: each part's
+// statistics, merged in part order, applied to every part; the same for the gradient sums.
+// Parts split the batch along N, so each part is a contiguous range of x.
+template <class T, std::size_t Rank, class Space>
+step_results run_step_in_parts(const batch_shape& s, const random_batch& b, const std::vector<std::size_t>& part_rows) {
+  using memory = typename Space::memory_space;
+  using view = typename nd_view<T, memory, Rank>::type;
+  using vec = Kokkos::View<T*, memory>;
+  const std::size_t c = s.channels(), per_row = s.size() / s.extents[0];
+  const ordo::nn::batch_norm_options opt{.eps = 1e-5, .momentum = 0.25, .layout = s.layout};
+  const vec gamma("gamma", c), beta("beta", c), rm("rm", c), rv("rv", c), dgamma("dgamma", c), dbeta("dbeta", c);
+  upload(gamma, b.gamma);
+  upload(beta, b.beta);
+  Kokkos::deep_copy(rm, T(0.5));
+  Kokkos::deep_copy(rv, T(2));
+  struct part {
+    view x, dy, y, dx;
+  };
+  std::vector<part> parts;
+  std::size_t first_row = 0;
+  for (const std::size_t rows : part_rows) {
+    std::vector<std::size_t> extents = s.extents;
+    extents[0] = rows;
+    const auto slice = [&](const std::vector<double>& all) {
+      return std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(first_row * per_row),
+                                 all.begin() + static_cast<std::ptrdiff_t>((first_row + rows) * per_row));
+    };
+    part p{make_view<view>("x", extents), make_view<view>("dy", extents), make_view<view>("y", extents),
+           make_view<view>("dx", extents)};
+    upload(p.x, slice(b.x));
+    upload(p.dy, slice(b.dy));
+    parts.push_back(p);
+    first_row += rows;
+  }
+  REQUIRE(first_row == s.extents[0]);
+  auto statistics = ordo::nn::batch_norm_local_statistics(parts[0].x, opt);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    statistics = ordo::nn::merge(statistics, ordo::nn::batch_norm_local_statistics(parts[i].x, opt));
+  }
+  CHECK(statistics.count == static_cast<double>(s.size() / c));
+  ordo::nn::batch_norm_saved<memory> saved;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    // The running statistics are updated once per step: every part but the first updates copies.
+    const vec rm_i = i == 0 ? rm : vec("rm copy", c), rv_i = i == 0 ? rv : vec("rv copy", c);
+    saved = ordo::nn::batch_norm_apply_statistics(statistics, parts[i].x, gamma, beta, rm_i, rv_i, parts[i].y, opt);
+  }
+  auto sums = ordo::nn::batch_norm_local_gradient_sums(parts[0].dy, parts[0].x, saved, opt);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    sums = ordo::nn::merge(sums, ordo::nn::batch_norm_local_gradient_sums(parts[i].dy, parts[i].x, saved, opt));
+  }
+  for (const part& p : parts) {
+    ordo::nn::batch_norm_apply_gradient_sums(sums, p.dy, p.x, gamma, saved, p.dx, dgamma, dbeta, opt);
+  }
+  step_results r{{}, download(saved.mean), download(saved.invstd), download(rm), download(rv), {},
+                 download(dgamma), download(dbeta), {}};
+  for (const part& p : parts) {
+    const auto y = download(p.y), dx = download(p.dx);
+    r.y.insert(r.y.end(), y.begin(), y.end());
+    r.dx.insert(r.dx.end(), dx.begin(), dx.end());
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches the whole batch", ExecutionSpace,
+                          phases_id) {
+  const std::vector<std::pair<batch_shape, std::vector<std::size_t>>> cases{
+      {{{10, 3, 700}, ordo::nn::channels_first}, {4, 6}},
+      {{{9, 5, 7, 4}, ordo::nn::channels_last}, {2, 3, 4}},
+      {{{40, 1500}, ordo::nn::channels_first}, {39, 1}},
+  };
+  std::uint64_t seed = 500;
+  for (const auto& [s, rows] : cases) {
+    CAPTURE(s.extents.size());
+    CAPTURE(rows.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
+    step_results got;
+    switch (s.extents.size()) {
+      case 2: got = run_step_in_parts<double, 2, ExecutionSpace>(s, b, rows); break;
+      case 3: got = run_step_in_parts<double, 3, ExecutionSpace>(s, b, rows); break;
+      default: got = run_step_in_parts<double, 4, ExecutionSpace>(s, b, rows); break;
+    }
+    const double tolerance = 1e-12;
+    CHECK(close(got.mean, want.mean, tolerance));
+    CHECK(close(got.invstd, want.invstd, tolerance));
+    CHECK(close(got.running_mean, want.running_mean, tolerance));
+    CHECK(close(got.running_var, want.running_var, tolerance));
+    CHECK(close(got.y, want.y, tolerance));
+    CHECK(close(got.dx, want.dx, tolerance));
+    CHECK(close(got.dgamma, want.dgamma, tolerance));
+    CHECK(close(got.dbeta, want.dbeta, tolerance));
+    // One part is the one-call path split into its phases: the same bits.
+    const step_results one_call = run_step_any_rank<double, ExecutionSpace>(s, b);
+    const step_results one_part = [&] {
+      const std::vector<std::size_t> whole{s.extents[0]};
+      switch (s.extents.size()) {
+        case 2: return run_step_in_parts<double, 2, ExecutionSpace>(s, b, whole);
+        case 3: return run_step_in_parts<double, 3, ExecutionSpace>(s, b, whole);
+        default: return run_step_in_parts<double, 4, ExecutionSpace>(s, b, whole);
+      }
+    }();
+    CHECK(same_bits(one_part.y, one_call.y));
+    CHECK(same_bits(one_part.mean, one_call.mean));
+    CHECK(same_bits(one_part.invstd, one_call.invstd));
+    CHECK(same_bits(one_part.dx, one_call.dx));
+    CHECK(same_bits(one_part.dgamma, one_call.dgamma));
+    CHECK(same_bits(one_part.dbeta, one_call.dbeta));
+  }
+}
+ORDO_TEST_ALL_SPACES(phases_id);
+
+TEST_CASE_TEMPLATE_DEFINE("phases refuse statistics and sums that do not fit x", ExecutionSpace, phase_errors_id) {
+  using memory = typename ExecutionSpace::memory_space;
+  using view = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
+  using vec = Kokkos::View<double*, memory>;
+  const view x("x", 4, 3), y("y", 4, 3), x1("x1", 1, 3), y1("y1", 1, 3), wide("wide", 4, 5);
+  const vec gamma("gamma", 3), beta("beta", 3), rm("rm", 3), rv("rv", 3), dgamma("dgamma", 3), dbeta("dbeta", 3);
+  Kokkos::deep_copy(gamma, 1.0);
+  const auto statistics = ordo::nn::batch_norm_local_statistics(x);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_apply_statistics(statistics, wide, gamma, beta, rm, rv, wide),
+                       "ordo::nn::batch_norm_apply_statistics: gamma has 3 entries but x has 5 channels",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::merge(statistics, ordo::nn::batch_norm_local_statistics(wide)),
+                       "ordo::nn::merge(batch_norm_statistics): a.mean has shape (3) but b.mean has shape (5)",
+                       std::invalid_argument);
+  // A part of one row may be trained on when the merged statistics cover more; alone it may not.
+  CHECK_THROWS_WITH_AS(
+      ordo::nn::batch_norm_apply_statistics(ordo::nn::batch_norm_local_statistics(x1), x1, gamma, beta, rm, rv, y1),
+      "ordo::nn::batch_norm_apply_statistics: expected more than 1 value per channel when training, got statistics "
+      "of 1 values per channel",
+      std::invalid_argument);
+  const auto merged = ordo::nn::merge(ordo::nn::batch_norm_local_statistics(x1), statistics);
+  CHECK_NOTHROW(ordo::nn::batch_norm_apply_statistics(merged, x1, gamma, beta, rm, rv, y1));
+  const auto saved = ordo::nn::batch_norm_apply_statistics(statistics, x, gamma, beta, rm, rv, y);
+  ordo::nn::batch_norm_gradient_sums<memory> empty{0, vec("sum_dy", 3), vec("dotp", 3)};
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_apply_gradient_sums(empty, y, x, gamma, saved, y, dgamma, dbeta),
+                       "ordo::nn::batch_norm_apply_gradient_sums: the sums cover no values (count 0)",
+                       std::invalid_argument);
+}
+ORDO_TEST_ALL_SPACES(phase_errors_id);

@@ -1,4 +1,4 @@
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include "support/brute_force_chain.hpp"
 #include "support/cpu_requirements.hpp"

@@ -1,4 +1,4 @@
-#include <ordo/execution.hpp>
+#include <ordo/kernels/execution.hpp>
 
 #include "support/execution_spaces.hpp"
 

@@ -1,4 +1,4 @@
-#include <ordo/mask.hpp>
+#include <ordo/kernels/mask.hpp>
 
 #include "support/execution_spaces.hpp"
 

@@ -1,5 +1,5 @@
-#include <ordo/chain.hpp>
-#include <ordo/matrix.hpp>
+#include <ordo/core/chain.hpp>
+#include <ordo/kernels/matrix.hpp>
 
 #include "support/execution_spaces.hpp"
 

@@ -1,4 +1,4 @@
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 #include "support/brute_force_chain.hpp"
 #include "support/execution_spaces.hpp"

@@ -1,4 +1,4 @@
-#include <ordo/detail/portable_gemm.hpp>
+#include <ordo/kernels/detail/portable_gemm.hpp>
 
 #include "support/execution_spaces.hpp"
 

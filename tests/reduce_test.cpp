@@ -1,4 +1,4 @@
-#include <ordo/reduce.hpp>
+#include <ordo/kernels/reduce.hpp>
 
 #include "support/exact_reference.hpp"
 #include "support/execution_spaces.hpp"

@@ -1,4 +1,4 @@
-#include <ordo/shape.hpp>
+#include <ordo/core/shape.hpp>
 
 #include <doctest/doctest.h>
 

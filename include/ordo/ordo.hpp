@@ -1,18 +1,10 @@
 #ifndef ORDO_ORDO_HPP
 #define ORDO_ORDO_HPP
 
-// Everything ordo offers. Pure C++20 layer first, then the Kokkos layer.
-#include <ordo/version.hpp>
-#include <ordo/shape.hpp>
-#include <ordo/chain.hpp>
-
-#include <ordo/execution.hpp>
-#include <ordo/gemm.hpp>
-#include <ordo/mask.hpp>
-#include <ordo/matrix.hpp>
-#include <ordo/multiply.hpp>
-#include <ordo/reduce.hpp>
-
-#include <ordo/nn/batch_norm.hpp>
+// Everything ordo offers, layer by layer: pure C++20 planning, Kokkos kernels, neural-network
+// layers. (MPI, when it lands, stays out of this header: it needs MPI's own target.)
+#include <ordo/core.hpp>
+#include <ordo/kernels.hpp>
+#include <ordo/nn.hpp>
 
 #endif

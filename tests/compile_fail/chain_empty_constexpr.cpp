@@ -1,6 +1,6 @@
 // An empty chain in constant evaluation does not compile.
 // expect: ordo::plan_chain(dims) requires at least 2 dims
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include <array>
 

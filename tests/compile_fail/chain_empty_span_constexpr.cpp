@@ -1,6 +1,6 @@
 // A chain of fewer than 2 dims given as a span fails constant evaluation at its throw.
 // expect: ordo::plan_chain(dims) requires at least 2 dims
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include <array>
 #include <span>

@@ -1,5 +1,5 @@
 // A type-level chain of no operands.
 // expect: ordo: a chain needs at least one operand
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 constexpr auto cost = ordo::chain_cost_v<>;

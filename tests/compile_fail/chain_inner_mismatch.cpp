@@ -2,7 +2,7 @@
 // expect-gcc: ordo: A2 is 5x200 but A3 is 100x20 (inner dimensions 200 != 100)
 // expect-clang: inner_dimensions_mismatch<ordo::diagnostic::A<2>::is<5, 200>, ordo::diagnostic::A<3>::is<100, 20>
 // expect: ordo: chain operands do not conform
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 using a = ordo::shape<100, 5>;
 using b = ordo::shape<5, 200>;

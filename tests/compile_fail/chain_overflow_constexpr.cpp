@@ -1,6 +1,6 @@
 // A cost beyond 64 bits in constant evaluation does not compile (never a wrapped number).
 // expect: does not fit in 64 bits
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include <array>
 

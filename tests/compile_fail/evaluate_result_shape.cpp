@@ -2,7 +2,7 @@
 // needs: kokkos
 // expect: the result's static extents differ from the chain's
 // expect: result_shape_mismatch<ordo::shape<4, 6>, ordo::shape<4, 7>
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 void f() {
   ordo::matrix<double, 4, 5> a;

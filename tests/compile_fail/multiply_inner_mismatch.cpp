@@ -3,7 +3,7 @@
 // expect-gcc: ordo: A2 is 5x200 but A3 is 100x20 (inner dimensions 200 != 100)
 // expect-clang: inner_dimensions_mismatch<ordo::diagnostic::A<2>::is<5, 200>, ordo::diagnostic::A<3>::is<100, 20>
 // expect: ordo: chain operands do not conform
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 void f() {
   ordo::matrix<double, 100, 5> a;

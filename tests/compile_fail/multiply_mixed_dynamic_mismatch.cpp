@@ -2,7 +2,7 @@
 // needs: kokkos
 // expect-gcc: ordo: A1 is dynamicx64 but A2 is 63x8 (inner dimensions 64 != 63)
 // expect: ordo: chain operands do not conform
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 void f(std::size_t n) {
   ordo::matrix<float, ordo::dynamic, 64> x(n);

@@ -2,7 +2,7 @@
 // needs: kokkos
 // expect: all operands must have the same scalar type
 // expect: mixed_scalar_types<float, double>
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 void f() {
   ordo::matrix<float, 4, 5> a;

@@ -1,7 +1,7 @@
 // All operands of a chain live in one execution space.
 // needs: kokkos
 // expect: all operands must live in the same execution space
-#include <ordo/multiply.hpp>
+#include <ordo/kernels/multiply.hpp>
 
 void f() {
   ordo::matrix<double, 4, 5, Kokkos::Serial> a;

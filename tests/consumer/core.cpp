@@ -1,5 +1,5 @@
 // ordo::core needs no Kokkos: this program must not see Kokkos headers at all.
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #if __has_include(<Kokkos_Core.hpp>) && defined(KOKKOS_VERSION)
 #error "ordo::core pulled in Kokkos"

@@ -1,7 +1,7 @@
 // libFuzzer target: the run-time planner against exhaustive search on chains of up to 8 matrices.
 // Each input byte pair is one dimension; a leading byte chooses the magnitude so that ties,
 // zeros and the 64-bit overflow path are all reached.
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include "support/brute_force_chain.hpp"
 

@@ -4,7 +4,7 @@
 // Kernel tests are written once with TEST_CASE_TEMPLATE_DEFINE(name, ExecutionSpace, id) and
 // instantiated with ORDO_TEST_ALL_SPACES(id) for every space the found Kokkos enables.
 
-#include <ordo/execution.hpp>
+#include <ordo/kernels/execution.hpp>
 
 #include <doctest/doctest.h>
 

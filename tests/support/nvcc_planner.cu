@@ -1,6 +1,6 @@
 // Compiled by nvcc (test nvcc.nvcc_planner): the planner's compile-time results hold in CUDA C++,
 // and values taken from a compile-time plan are constants that device code can use.
-#include <ordo/chain.hpp>
+#include <ordo/core/chain.hpp>
 
 #include <array>
 

@@ -1,5 +1,5 @@
-#ifndef ORDO_SHAPE_HPP
-#define ORDO_SHAPE_HPP
+#ifndef ORDO_CORE_SHAPE_HPP
+#define ORDO_CORE_SHAPE_HPP
 
 // Matrix shapes with static or dynamic extents. Pure C++20: no Kokkos.
 

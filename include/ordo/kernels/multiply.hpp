@@ -1,5 +1,5 @@
-#ifndef ORDO_MULTIPLY_HPP
-#define ORDO_MULTIPLY_HPP
+#ifndef ORDO_KERNELS_MULTIPLY_HPP
+#define ORDO_KERNELS_MULTIPLY_HPP
 
 // Evaluating matrix chains in their optimal order:
 //   auto r = ordo::multiply(a, b, c);   // computed as the planner says, e.g. A(BC)
@@ -9,9 +9,10 @@
 // intermediates live in one workspace of plan.peak_temporary_elements() elements, allocated once
 // per evaluation at the offsets the plan assigns.
 
-#include <ordo/chain.hpp>
-#include <ordo/gemm.hpp>
-#include <ordo/matrix.hpp>
+#include <ordo/core/chain.hpp>
+#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/kernels/gemm.hpp>
+#include <ordo/kernels/matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -86,10 +87,6 @@ consteval bool valid_chain_operands() {
 }
 
 struct no_runtime_plan {};
-
-inline std::string shape_text(std::size_t rows, std::size_t cols) {
-  return std::to_string(rows) + "x" + std::to_string(cols);
-}
 
 }  // namespace detail
 

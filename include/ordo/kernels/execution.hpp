@@ -1,5 +1,5 @@
-#ifndef ORDO_EXECUTION_HPP
-#define ORDO_EXECUTION_HPP
+#ifndef ORDO_KERNELS_EXECUTION_HPP
+#define ORDO_KERNELS_EXECUTION_HPP
 
 // The execution spaces this build of Kokkos enables, as a type list, so that kernels and their
 // tests are written once and instantiated for every space (Serial, OpenMP, CUDA, ...).
@@ -34,10 +34,10 @@ using enabled_execution_spaces = boost::mp11::mp_append<
 static_assert(boost::mp11::mp_size<enabled_execution_spaces>::value > 0,
               "ordo: the Kokkos found by CMake enables no execution space that ordo knows");
 
-// True when memory of ExecutionSpace is directly readable from the host.
+// True for execution spaces that run on the host CPU (Serial, OpenMP, Threads, HPX), false for
+// GPUs. Host-only paths (BLAS, x86 kernels, run-time CPU dispatch) are chosen by this trait.
 template <class ExecutionSpace>
-inline constexpr bool is_host_space_v =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+inline constexpr bool is_host_space_v = Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
 
 template <class ExecutionSpace>
 constexpr std::string_view execution_space_name() {

@@ -1,5 +1,5 @@
-#ifndef ORDO_DETAIL_CPU_DISPATCH_HPP
-#define ORDO_DETAIL_CPU_DISPATCH_HPP
+#ifndef ORDO_CORE_DETAIL_X86_CPU_DISPATCH_HPP
+#define ORDO_CORE_DETAIL_X86_CPU_DISPATCH_HPP
 
 // Host kernels that are compiled twice, for the build's instruction set and for AVX2, and chosen
 // at run time, as PyTorch's ATen chooses its CPU kernels: a plain x86-64 build (SSE2) then runs
@@ -12,11 +12,9 @@
 // The AVX2 variants are compiled without FMA, so that they round exactly like the baseline code:
 // kernels that fix their order of operations (ordo's do) give the same bits either way.
 
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(__CUDACC__) && !defined(__AVX2__)
-#define ORDO_IMPL_DISPATCH_AVX2 1
-#define ORDO_IMPL_AVX2_FUNCTION __attribute__((target("avx2")))
-#endif
+// Whether this build dispatches (ORDO_IMPL_DISPATCH_AVX2) is decided in core/config.hpp.
+
+#include <ordo/core/config.hpp>
 
 #include <atomic>
 #include <cstdlib>

@@ -1,5 +1,5 @@
-#ifndef ORDO_DETAIL_CHAIN_SOLVER_HPP
-#define ORDO_DETAIL_CHAIN_SOLVER_HPP
+#ifndef ORDO_CORE_DETAIL_CHAIN_SOLVER_HPP
+#define ORDO_CORE_DETAIL_CHAIN_SOLVER_HPP
 
 // The matrix-chain dynamic program (CLRS 3rd ed., section 15.2):
 //   m[i][j] = min over i <= k < j of m[i][k] + m[k+1][j] + p[i-1] p[k] p[j].
@@ -15,7 +15,9 @@
 #include <type_traits>
 #include <vector>
 
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(__CUDA_ARCH__)
+#include <ordo/core/config.hpp>
+
+#if ORDO_X86_HOST_SIMD
 #include <immintrin.h>
 #define ORDO_IMPL_CHAIN_SIMD 1
 #endif

@@ -1,5 +1,5 @@
-#ifndef ORDO_REDUCE_HPP
-#define ORDO_REDUCE_HPP
+#ifndef ORDO_KERNELS_REDUCE_HPP
+#define ORDO_KERNELS_REDUCE_HPP
 
 // Sums and means of rank-1 Views under a choice of summation policy:
 //   float s = ordo::sum(x);                                   // exact, correctly rounded
@@ -9,8 +9,10 @@
 // Each policy is also a Kokkos reducer (ordo::reducers::...) for users' own parallel_reduce.
 // Error bounds and measurements: docs/reductions.md.
 
-#include <ordo/detail/exact_accumulator.hpp>
-#include <ordo/detail/exact_rounding.hpp>
+#include <ordo/core/config.hpp>
+#include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/detail/exact_blocks.hpp>
+#include <ordo/kernels/detail/exact_rounding.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -21,7 +23,7 @@
 
 // GCC/clang vector types for the host's Kahan and Neumaier lanes; not under nvcc, whose front end
 // need not accept them.
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__CUDACC__)
+#if defined(__GNUC__) && !ORDO_GPU_COMPILER
 #define ORDO_IMPL_REDUCE_VECTOR_EXTENSIONS 1
 #endif
 
@@ -303,7 +305,8 @@ struct reducer_for<summation::pairwise_t, T, Acc, Space> {
 };
 template <class T, class Acc, class Space>
 struct reducer_for<summation::exact_t, T, Acc, Space> {
-  using type = reducers::exact<T, Space>;
+  // A storage type's values are exact in its compute type, so their exact sum is that type's.
+  using type = reducers::exact<compute_type_t<T>, Space>;
 };
 
 template <class Policy, class Acc, class View>
@@ -332,8 +335,10 @@ struct block_sum_functor {
         reducer_type::add(acc, s);
       }
     } else if constexpr (std::is_same_v<Policy, summation::exact_t>) {
-      if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
-                    std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+      // The pointer kernels read the compute type directly; other storage goes through the View.
+      if constexpr ((std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
+                     std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) &&
+                    std::is_same_v<element_type, compute_type_t<element_type>>) {
         exact_add_block(acc, x.data(), begin, end);
       } else {
         exact_add_block(acc, x, begin, end);
@@ -404,8 +409,9 @@ template <class Out, class Space, class View, class Policy>
 auto reduce_view(const Space& space, const View& x, Policy) {
   using value_type = typename View::non_const_value_type;
   static_assert(View::rank == 1, "ordo::sum/mean(x) requires a rank-1 View");
-  static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
-                "ordo::sum/mean(x) requires a View of float or double");
+  static_assert(floating_storage<value_type>,
+                "ordo::sum/mean(x) requires a View of a floating-point storage type (float, double, or a type "
+                "ordo::scalar_traits describes)");
   static_assert(Kokkos::SpaceAccessibility<Space, typename View::memory_space>::accessible,
                 "ordo::sum/mean(space, x): the execution space must be able to access x's memory");
   using functor = block_sum_functor<Policy, Out, View>;
@@ -429,9 +435,20 @@ Out finish_sum(const Acc& value) {
   }
 }
 
+// The compute type of a storage type; other types pass through, so that the entry points reach
+// their static_assert and say what is wrong instead of dropping out of overload resolution.
+template <class T>
+struct result_of_storage {
+  using type = T;
+};
+template <floating_storage T>
+struct result_of_storage<T> {
+  using type = compute_type_t<T>;
+};
+
 template <class Result, class View>
-using sum_result_t =
-    std::conditional_t<std::is_void_v<Result>, typename View::non_const_value_type, Result>;
+using sum_result_t = std::conditional_t<std::is_void_v<Result>,
+                                        typename result_of_storage<typename View::non_const_value_type>::type, Result>;
 
 }  // namespace detail
 

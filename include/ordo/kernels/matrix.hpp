@@ -1,10 +1,12 @@
-#ifndef ORDO_MATRIX_HPP
-#define ORDO_MATRIX_HPP
+#ifndef ORDO_KERNELS_MATRIX_HPP
+#define ORDO_KERNELS_MATRIX_HPP
 
 // ordo::matrix: a row-major Kokkos::View with static or dynamic extents that names its shape, so
 // the chain planner accepts it directly.
 
-#include <ordo/shape.hpp>
+#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/scalar_traits.hpp>
+#include <ordo/core/shape.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -37,7 +39,9 @@ class matrix {
   static constexpr std::size_t static_rows = Rows;
   static constexpr std::size_t static_cols = Cols;
 
-  static_assert(std::is_arithmetic_v<T>, "ordo::matrix<T, ...> requires an arithmetic scalar type T");
+  static_assert(std::is_arithmetic_v<T> || floating_storage<T>,
+                "ordo::matrix<T, ...> requires an arithmetic scalar type T or a storage type ordo::scalar_traits "
+                "describes");
 
   // Allocates (zero-initialized). The constructor takes exactly the dynamic extents, rows first.
   matrix()
@@ -69,9 +73,8 @@ class matrix {
   // Wraps an existing View without copying. Its extents must match the static ones.
   explicit matrix(view_type view) : view_(std::move(view)) {
     if ((Rows != dynamic && view_.extent(0) != Rows) || (Cols != dynamic && view_.extent(1) != Cols)) {
-      throw std::invalid_argument("ordo::matrix: the View is " + std::to_string(view_.extent(0)) + "x" +
-                                  std::to_string(view_.extent(1)) + " but the matrix type is " + extent_name(Rows) +
-                                  "x" + extent_name(Cols));
+      throw std::invalid_argument("ordo::matrix: the View is " + detail::shape_text(view_.extent(0), view_.extent(1)) +
+                                  " but the matrix type is " + detail::shape_text(Rows, Cols));
     }
   }
 
@@ -92,9 +95,6 @@ class matrix {
   KOKKOS_INLINE_FUNCTION T& operator()(std::size_t i, std::size_t j) const { return view_(i, j); }
 
  private:
-  static std::string extent_name(std::size_t extent) {
-    return extent == dynamic ? std::string("dynamic") : std::to_string(extent);
-  }
   static std::string default_label() { return "ordo::matrix"; }
 
   view_type view_;

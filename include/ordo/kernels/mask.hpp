@@ -1,5 +1,5 @@
-#ifndef ORDO_MASK_HPP
-#define ORDO_MASK_HPP
+#ifndef ORDO_KERNELS_MASK_HPP
+#define ORDO_KERNELS_MASK_HPP
 
 // 3-D masks on Kokkos (question 12 of the interview chapter):
 //   auto m = ordo::sphere_mask(space, {nx, ny, nz}, {cx, cy, cz}, radius);  // uint8_t, 1 inside
@@ -9,7 +9,8 @@
 // in double, the sum taken left to right, every operation rounded once: the original
 // np.linalg.norm(a - b) < radius test, bit for bit.
 
-#include <ordo/detail/kokkos_math.hpp>
+#include <ordo/core/config.hpp>
+#include <ordo/kernels/detail/kokkos_math.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,7 +30,7 @@ namespace detail {
 // x * y and x + y rounded once each, never fused into an FMA: compilers may contract a*b + c
 // when FMA instructions are enabled, which would change the boundary voxels.
 KOKKOS_INLINE_FUNCTION double multiply_rounded(double x, double y) {
-#if defined(__CUDA_ARCH__)
+#if ORDO_DEVICE_COMPILE
   return __dmul_rn(x, y);
 #else
   double p = x * y;

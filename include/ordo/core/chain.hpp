@@ -1,5 +1,5 @@
-#ifndef ORDO_CHAIN_HPP
-#define ORDO_CHAIN_HPP
+#ifndef ORDO_CORE_CHAIN_HPP
+#define ORDO_CORE_CHAIN_HPP
 
 // The matrix-chain planner: the optimal parenthesization of A1 A2 ... An as a value, a string and
 // a type. Pure C++20 (+ Boost.MP11): no Kokkos.
@@ -10,9 +10,9 @@
 // Cost model: scalar multiplications, sum over the tree's products of rows * inner * cols
 // (CLRS 15.2, numpy.linalg.multi_dot); flops() = 2 * cost().
 
-#include <ordo/detail/chain_solver.hpp>
-#include <ordo/detail/fixed_string.hpp>
-#include <ordo/shape.hpp>
+#include <ordo/core/detail/chain_solver.hpp>
+#include <ordo/core/detail/fixed_string.hpp>
+#include <ordo/core/shape.hpp>
 
 #include <boost/mp11/list.hpp>
 

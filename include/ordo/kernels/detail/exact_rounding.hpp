@@ -1,10 +1,10 @@
-#ifndef ORDO_DETAIL_EXACT_ROUNDING_HPP
-#define ORDO_DETAIL_EXACT_ROUNDING_HPP
+#ifndef ORDO_KERNELS_DETAIL_EXACT_ROUNDING_HPP
+#define ORDO_KERNELS_DETAIL_EXACT_ROUNDING_HPP
 
 // Correct rounding (to nearest, ties to even) of a superaccumulator's exact value, and of that
 // value divided by an integer count: the last step of ordo's exact sum and mean. Host code.
 
-#include <ordo/detail/exact_accumulator.hpp>
+#include <ordo/kernels/detail/exact_accumulator.hpp>
 
 #include <cstdint>
 #include <cstring>

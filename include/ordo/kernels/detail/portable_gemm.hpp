@@ -1,5 +1,5 @@
-#ifndef ORDO_DETAIL_PORTABLE_GEMM_HPP
-#define ORDO_DETAIL_PORTABLE_GEMM_HPP
+#ifndef ORDO_KERNELS_DETAIL_PORTABLE_GEMM_HPP
+#define ORDO_KERNELS_DETAIL_PORTABLE_GEMM_HPP
 
 // C = alpha * A * B + beta * C as one Kokkos team kernel for every execution space.
 //
@@ -10,28 +10,16 @@
 // micro-panels in team scratch, then its threads run an mr x nr register-blocked micro-kernel over
 // the micro-tiles. Only the tile sizes depend on the execution space.
 
+#include <ordo/core/config.hpp>
+#include <ordo/kernels/execution.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
-// Full unrolling of the micro-kernel's mr x nr loops is what lets the accumulators live in
-// registers (and lets host compilers turn each row of nr into whole vector operations).
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__clang__)
-#define ORDO_IMPL_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
-#define ORDO_IMPL_UNROLL _Pragma("GCC unroll 64")
-#else
-#define ORDO_IMPL_UNROLL
-#endif
-
 namespace ordo::detail {
-
-// True for spaces that run on the host CPU (Serial, OpenMP, Threads, HPX), false for GPUs.
-template <class ExecutionSpace>
-inline constexpr bool gemm_runs_on_host_v =
-    Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
 
 // Host micro-kernels are written for the vector unit the compiler targets: the mr x nr
 // accumulators should fill most of the vector registers (16 with SSE2/AVX, 32 with AVX-512) and a
@@ -65,7 +53,7 @@ inline constexpr int gemm_host_a_copies =
 // order when the accumulation runs forward and then shuffles every vector on every step of k
 // (15-20% of the micro-kernel's speed with SSE2 and AVX2); written backwards, the vectors come
 // out in order. clang wants it forward (backwards, its AVX-512 code runs 5-10x slower).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+#if defined(__GNUC__) && !defined(__clang__) && !ORDO_DEVICE_COMPILE
 inline constexpr bool gemm_reverse_accumulation = true;
 #else
 inline constexpr bool gemm_reverse_accumulation = false;
@@ -79,7 +67,7 @@ inline constexpr bool gemm_reverse_accumulation = false;
 // per row of the micro-tile (4 x 4 doubles with SSE2, 8 x 16 with AVX-512); a kc x nr micro-panel
 // of B stays in L1 while the packed mc x kc block of A (128-512 KiB) streams from L2 and the
 // kc x nc block of B (up to 1 MiB) sits in L2/L3.
-template <class ExecutionSpace, class T, bool host = gemm_runs_on_host_v<ExecutionSpace>>
+template <class ExecutionSpace, class T, bool host = is_host_space_v<ExecutionSpace>>
 struct gemm_tiling {
   static constexpr int lanes = gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 0
                                    ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
@@ -328,7 +316,7 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
   // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
   // compile-time sizes, the narrower width only leaves part of the packed B unused).
   int block_columns = kernel::nc;
-  if constexpr (gemm_runs_on_host_v<ExecutionSpace>) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
     const std::int64_t wanted_blocks = 4 * static_cast<std::int64_t>(space.concurrency());
     while (block_columns > 4 * kernel::nr && block_columns % (2 * kernel::nr) == 0 &&
            row_blocks * ((n + block_columns - 1) / block_columns) < wanted_blocks) {

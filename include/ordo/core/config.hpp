@@ -1,0 +1,60 @@
+#ifndef ORDO_CORE_CONFIG_HPP
+#define ORDO_CORE_CONFIG_HPP
+
+// What the compiler and target offer, decided once for every layer. Pure C++: no Kokkos, so the
+// planner and the scalar types can use it too. Kernels test these macros instead of compiler
+// macros, so that CUDA and HIP are handled alike and a new target needs one edit here.
+//
+//   ORDO_DEVICE_COMPILE     1 while compiling device code (the CUDA or HIP device pass), else 0.
+//   ORDO_GPU_COMPILER       1 when the translation unit is compiled by nvcc, clang-cuda or hipcc
+//                           (host and device passes alike), else 0.
+//   ORDO_HOST_DEVICE        marks a function callable from host and device code; empty on plain
+//                           host compilers (Kokkos code may use KOKKOS_INLINE_FUNCTION instead).
+//   ORDO_RESTRICT           the pointers of a loop do not alias (g++, clang, nvcc, hipcc).
+//   ORDO_X86_HOST_SIMD      1 when host code may use SSE2 intrinsics: an x86-64 host pass.
+//   ORDO_IMPL_AVX2_FUNCTION compiles one host function for AVX2 (x86-64, g++ or clang).
+//   ORDO_IMPL_DISPATCH_AVX2 1 when host kernels are also compiled for AVX2 and chosen at run time
+//                           (core/detail/x86/cpu_dispatch.hpp).
+//   ORDO_IMPL_UNROLL        asks for full unrolling of the next loop.
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define ORDO_DEVICE_COMPILE 1
+#else
+#define ORDO_DEVICE_COMPILE 0
+#endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define ORDO_GPU_COMPILER 1
+#define ORDO_HOST_DEVICE __host__ __device__
+#else
+#define ORDO_GPU_COMPILER 0
+#define ORDO_HOST_DEVICE
+#endif
+
+#define ORDO_RESTRICT __restrict__
+
+#if (defined(__SSE2__) || defined(_M_X64)) && (defined(__x86_64__) || defined(_M_X64)) && !ORDO_DEVICE_COMPILE
+#define ORDO_X86_HOST_SIMD 1
+#else
+#define ORDO_X86_HOST_SIMD 0
+#endif
+
+// AVX2 functions need g++ or clang's target attribute; nvcc and hipcc front ends need not accept
+// it. A build that targets AVX2 already has nothing to dispatch to.
+#if ORDO_X86_HOST_SIMD && (defined(__GNUC__) || defined(__clang__)) && !ORDO_GPU_COMPILER
+#define ORDO_IMPL_AVX2_FUNCTION __attribute__((target("avx2")))
+#if !defined(__AVX2__)
+#define ORDO_IMPL_DISPATCH_AVX2 1
+#endif
+#endif
+
+// Full unrolling of fixed-size loops is what lets accumulators live in registers.
+#if ORDO_DEVICE_COMPILE || defined(__clang__)
+#define ORDO_IMPL_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ORDO_IMPL_UNROLL _Pragma("GCC unroll 64")
+#else
+#define ORDO_IMPL_UNROLL
+#endif
+
+#endif

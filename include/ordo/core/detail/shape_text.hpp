@@ -1,0 +1,38 @@
+#ifndef ORDO_CORE_DETAIL_SHAPE_TEXT_HPP
+#define ORDO_CORE_DETAIL_SHAPE_TEXT_HPP
+
+// Shapes as error messages print them: a matrix as "200x3000" (an extent known only at run time
+// is "dynamic" in a type), a tensor as "(32, 64, 56, 56)". Every run-time message of ordo's
+// layers builds its shapes here, so they read alike.
+
+#include <ordo/core/shape.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+
+namespace ordo::detail {
+
+inline std::string extent_text(std::size_t extent) {
+  return extent == dynamic ? std::string("dynamic") : std::to_string(extent);
+}
+
+inline std::string shape_text(std::size_t rows, std::size_t cols) {
+  return extent_text(rows) + "x" + extent_text(cols);
+}
+
+template <class Extents>
+std::string tensor_shape_text(const Extents& extents) {
+  std::string s = "(";
+  bool first = true;
+  for (const std::size_t e : extents) {
+    if (!first) s += ", ";
+    s += std::to_string(e);
+    first = false;
+  }
+  return s + ")";
+}
+
+}  // namespace ordo::detail
+
+#endif

@@ -1,0 +1,13 @@
+#ifndef ORDO_KERNELS_HPP
+#define ORDO_KERNELS_HPP
+
+// The Kokkos layer (CMake target ordo::ordo): matrices, GEMM, planned chain evaluation,
+// reductions and masks on any Kokkos execution space.
+#include <ordo/kernels/execution.hpp>
+#include <ordo/kernels/gemm.hpp>
+#include <ordo/kernels/mask.hpp>
+#include <ordo/kernels/matrix.hpp>
+#include <ordo/kernels/multiply.hpp>
+#include <ordo/kernels/reduce.hpp>
+
+#endif

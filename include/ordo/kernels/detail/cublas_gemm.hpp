@@ -1,0 +1,66 @@
+#ifndef ORDO_KERNELS_DETAIL_CUBLAS_GEMM_HPP
+#define ORDO_KERNELS_DETAIL_CUBLAS_GEMM_HPP
+
+// The cuBLAS adapter of ordo::gemm for Kokkos::Cuda: float and double Views whose layouts BLAS
+// can read (blas_operand.hpp). Compiled only in CUDA builds that found cuBLAS (ORDO_HAS_CUBLAS).
+
+#include <ordo/kernels/detail/blas_operand.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
+#include <cublas_v2.h>
+
+#include <stdexcept>
+#include <type_traits>
+
+namespace ordo::detail {
+
+// One handle per host thread, created on first use and bound to the space's stream per call.
+inline cublasHandle_t cublas_handle() {
+  thread_local struct holder {
+    cublasHandle_t handle = nullptr;
+    holder() {
+      if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
+    }
+    ~holder() {
+      if (handle != nullptr) cublasDestroy(handle);
+    }
+  } h;
+  if (h.handle == nullptr) throw std::runtime_error("ordo::gemm: cublasCreate failed");
+  return h.handle;
+}
+
+template <class AView, class BView, class CView, class T>
+bool try_cublas_gemm(const Kokkos::Cuda& space, T alpha, const AView& a, const BView& b, T beta, const CView& c) {
+  const blas_operand da = describe_for_blas(a), db = describe_for_blas(b), dc = describe_for_blas(c);
+  if (!da.usable || !db.usable || !dc.usable) return false;
+  const int m = static_cast<int>(a.extent(0)), k = static_cast<int>(a.extent(1)), n = static_cast<int>(b.extent(1));
+  if (m == 0 || n == 0) return true;
+  cublasHandle_t handle = cublas_handle();
+  cublasSetStream(handle, space.cuda_stream());
+  const auto op = [](bool transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; };
+  cublasStatus_t status;
+  const bool row_major = dc.transposed;
+  const auto call = [&](cublasOperation_t ta, cublasOperation_t tb, int mm, int nn, const T* x, int ldx, const T* y,
+                        int ldy) {
+    if constexpr (std::is_same_v<T, float>) {
+      return cublasSgemm(handle, ta, tb, mm, nn, k, &alpha, x, ldx, y, ldy, &beta, c.data(), dc.ld);
+    } else {
+      return cublasDgemm(handle, ta, tb, mm, nn, k, &alpha, x, ldx, y, ldy, &beta, c.data(), dc.ld);
+    }
+  };
+  if (!row_major) {
+    status = call(op(da.transposed), op(db.transposed), m, n, a.data(), da.ld, b.data(), db.ld);
+  } else {
+    status = call(op(!db.transposed), op(!da.transposed), n, m, b.data(), db.ld, a.data(), da.ld);
+  }
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("ordo::gemm: cuBLAS gemm failed");
+  return true;
+}
+
+}  // namespace ordo::detail
+
+#endif
+
+#endif

@@ -1,0 +1,7 @@
+#ifndef ORDO_NN_HPP
+#define ORDO_NN_HPP
+
+// Neural-network layers on the Kokkos layer (CMake target ordo::ordo).
+#include <ordo/nn/batch_norm.hpp>
+
+#endif

@@ -1,0 +1,434 @@
+#ifndef ORDO_NN_DETAIL_BATCH_NORM_KERNELS_HPP
+#define ORDO_NN_DETAIL_BATCH_NORM_KERNELS_HPP
+
+// Batch norm's kernels, one work item each (kernels/detail/work_partition.hpp): per-item
+// statistics and gradient sums, their merges in item order, and the element passes.
+
+#include <ordo/core/config.hpp>
+#include <ordo/kernels/detail/work_partition.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace ordo::nn::detail {
+
+using ordo::detail::work_partition;
+
+// Sums in double with 8 independent accumulators: the adds of one run do not wait on each other,
+// and the loops vectorize. (Each group of 8 is converted into a temporary first: g++ 12 does not
+// vectorize `acc[l] += double(x[i + l])` written in one statement, nor two such sums in one loop.)
+KOKKOS_FORCEINLINE_FUNCTION double sum_of_lanes(const double (&acc)[8]) {
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    double v[8];
+    for (int l = 0; l < 8; ++l) v[l] = static_cast<double>(x[i + l]);
+    for (int l = 0; l < 8; ++l) acc[l] += v[l];
+  }
+  for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+  return sum_of_lanes(acc);
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, std::int64_t n, double centre) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    double d[8];
+    for (int l = 0; l < 8; ++l) d[l] = static_cast<double>(x[i + l]) - centre;
+    for (int l = 0; l < 8; ++l) acc[l] += d[l] * d[l];
+  }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - centre;
+    acc[0] += d * d;
+  }
+  return sum_of_lanes(acc);
+}
+
+// sum (x - centre) dy over one run.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION double run_centred_dot(const T* ORDO_RESTRICT x, const T* ORDO_RESTRICT dy, std::int64_t n,
+                                              double centre) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    double v[8];
+    for (int l = 0; l < 8; ++l) v[l] = (static_cast<double>(x[i + l]) - centre) * static_cast<double>(dy[i + l]);
+    for (int l = 0; l < 8; ++l) acc[l] += v[l];
+  }
+  for (; i < n; ++i) acc[0] += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+  return sum_of_lanes(acc);
+}
+
+// Forward statistics of one item, two passes over it: its sum s, then the sum of squared
+// deviations from its centre s / count (computed as s * inverse_count), into partial_sum and
+// partial_m2 (Q x C). The merge adds the sums for the batch mean and each item's m2 plus
+// count (centre - mean)^2: the two-pass formula applied to the items, with no division per item.
+template <class T>
+struct item_moments_kernel {
+  work_partition p;
+  const T* x;
+  double* partial_sum;
+  double* partial_m2;
+
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const double inverse_count = p.inverse_count(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      double s = 0;
+      for (std::int64_t r = r0; r < r1; ++r) s += run_sum(x + (r * cs + c) * inner, inner);
+      const double centre = s * inverse_count;
+      double m2 = 0;
+      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations(x + (r * cs + c) * inner, inner, centre);
+      partial_sum[q * cs + c] = s;
+      partial_m2[q * cs + c] = m2;
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      double* ORDO_RESTRICT sum = partial_sum + q * cs + c0;
+      double* ORDO_RESTRICT m2 = partial_m2 + q * cs + c0;
+      if constexpr (std::is_same_v<T, float>) {
+        shifted_rows(x, cs, c0, width, r0, r1, sum, m2, inverse_count);
+        return;
+      }
+      // Four rows at a time: a quarter of the loads and stores of the per-channel sums.
+      std::int64_t r = r0;
+      for (std::int64_t c = 0; c < width; ++c) sum[c] = m2[c] = 0;
+      for (; r + 4 <= r1; r += 4) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        const T* ORDO_RESTRICT b = a + cs;
+        const T* ORDO_RESTRICT d = b + cs;
+        const T* ORDO_RESTRICT e = d + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          sum[c] += (static_cast<double>(a[c]) + static_cast<double>(b[c])) +
+                    (static_cast<double>(d[c]) + static_cast<double>(e[c]));
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) sum[c] += static_cast<double>(a[c]);
+      }
+      for (r = r0; r + 4 <= r1; r += 4) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        const T* ORDO_RESTRICT b = a + cs;
+        const T* ORDO_RESTRICT d = b + cs;
+        const T* ORDO_RESTRICT e = d + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double centre = sum[c] * inverse_count;
+          const double da = static_cast<double>(a[c]) - centre, db = static_cast<double>(b[c]) - centre;
+          const double dd = static_cast<double>(d[c]) - centre, de = static_cast<double>(e[c]) - centre;
+          m2[c] += (da * da + db * db) + (dd * dd + de * de);
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT a = x + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double d = static_cast<double>(a[c]) - sum[c] * inverse_count;
+          m2[c] += d * d;
+        }
+      }
+    }
+  }
+
+  // Rows of floats in one pass over the item: with K the item's first row, d = x - K, the sums of
+  // d and d^2 in double give the item's sum n K + sum d and M2 = sum d^2 - (sum d)^2 / n. A float
+  // difference x - K is exact in double (or off by one double rounding). K is one of the channel's
+  // values, so (K - mean)^2 <= M2 and sum d^2 = M2 + n (mean - K)^2 <= (n + 1) M2: the cancellation
+  // costs at most a factor n + 1, and the error stays below about 2 n^2 u_double of M2 (1.5e-11 for
+  // the n = 256 rows of a (32, 56, 56, 64) item, 6e-8 at the largest n, 16384), far below float's
+  // resolution. One pass instead of two saves a third of the arithmetic of the rows that dominate
+  // channels-last statistics.
+  KOKKOS_FORCEINLINE_FUNCTION static void shifted_rows(const T* x, std::int64_t cs, std::int64_t c0, std::int64_t width,
+                                                       std::int64_t r0, std::int64_t r1, double* ORDO_RESTRICT sum,
+                                                       double* ORDO_RESTRICT m2, double inverse_count) {
+    const T* ORDO_RESTRICT shift = x + r0 * cs + c0;
+    for (std::int64_t c = 0; c < width; ++c) sum[c] = m2[c] = 0;
+    std::int64_t r = r0 + 1;  // row r0 contributes d = 0
+    for (; r + 4 <= r1; r += 4) {
+      const T* ORDO_RESTRICT a = x + r * cs + c0;
+      const T* ORDO_RESTRICT b = a + cs;
+      const T* ORDO_RESTRICT d = b + cs;
+      const T* ORDO_RESTRICT e = d + cs;
+      for (std::int64_t c = 0; c < width; ++c) {
+        const double k = static_cast<double>(shift[c]);
+        const double da = static_cast<double>(a[c]) - k, db = static_cast<double>(b[c]) - k;
+        const double dd = static_cast<double>(d[c]) - k, de = static_cast<double>(e[c]) - k;
+        sum[c] += (da + db) + (dd + de);
+        m2[c] += (da * da + db * db) + (dd * dd + de * de);
+      }
+    }
+    for (; r < r1; ++r) {
+      const T* ORDO_RESTRICT a = x + r * cs + c0;
+      for (std::int64_t c = 0; c < width; ++c) {
+        const double da = static_cast<double>(a[c]) - static_cast<double>(shift[c]);
+        sum[c] += da;
+        m2[c] += da * da;
+      }
+    }
+    const double n = static_cast<double>(r1 - r0);
+    for (std::int64_t c = 0; c < width; ++c) {
+      const double shifted_sum = sum[c];
+      const double deviations = m2[c] - shifted_sum * shifted_sum * inverse_count;
+      m2[c] = deviations > 0 ? deviations : 0;  // rounding must not make it negative
+      sum[c] = n * static_cast<double>(shift[c]) + shifted_sum;
+    }
+  }
+};
+
+// Backward partial sums of one item: sum dy and sum (x - mean) dy, into partial_dy and
+// partial_dotp (Q x C).
+template <class T>
+struct item_backward_sums_kernel {
+  work_partition p;
+  const T* x;
+  const T* dy;
+  const double* mean;
+  double* partial_dy;
+  double* partial_dotp;
+
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const double centre = mean[c];
+      double sum_dy = 0, dotp = 0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        sum_dy += run_sum(dy + base, inner);
+        dotp += run_centred_dot(x + base, dy + base, inner, centre);
+      }
+      partial_dy[q * cs + c] = sum_dy;
+      partial_dotp[q * cs + c] = dotp;
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      double* ORDO_RESTRICT sum_dy = partial_dy + q * cs + c0;
+      double* ORDO_RESTRICT dotp = partial_dotp + q * cs + c0;
+      const double* ORDO_RESTRICT centre = mean + c0;
+      for (std::int64_t c = 0; c < width; ++c) sum_dy[c] = dotp[c] = 0;
+      // Two rows at a time: half the loads and stores of the per-channel sums.
+      std::int64_t r = r0;
+      for (; r + 2 <= r1; r += 2) {
+        const T* ORDO_RESTRICT xa = x + r * cs + c0;
+        const T* ORDO_RESTRICT xb = xa + cs;
+        const T* ORDO_RESTRICT ga = dy + r * cs + c0;
+        const T* ORDO_RESTRICT gb = ga + cs;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double a = static_cast<double>(ga[c]), b = static_cast<double>(gb[c]);
+          sum_dy[c] += a + b;
+          dotp[c] += (static_cast<double>(xa[c]) - centre[c]) * a + (static_cast<double>(xb[c]) - centre[c]) * b;
+        }
+      }
+      for (; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double g = static_cast<double>(dyr[c]);
+          sum_dy[c] += g;
+          dotp[c] += (static_cast<double>(xr[c]) - centre[c]) * g;
+        }
+      }
+    }
+  }
+};
+
+// The merges combine the Q item results of each channel in item order. A work item is a chunk of
+// merge_width channels and loops over the items outside and the channels inside, so the adds of
+// neighbouring channels vectorize instead of each channel waiting on its own chain of Q dependent
+// adds (that chain made a (256, 1024) forward spend a third of its time merging). The totals
+// overwrite the first item's row: each chunk reads and writes only its own columns.
+inline constexpr std::int64_t merge_width = 32;
+
+KOKKOS_INLINE_FUNCTION std::int64_t merge_chunks(std::int64_t channels) {
+  return (channels + merge_width - 1) / merge_width;
+}
+
+// mean[c] := the batch mean, m2[c] := M2 of the batch. The outputs may be the partials' row 0.
+struct merge_moments_kernel {
+  work_partition p;
+  const double* partial_sum;
+  const double* partial_m2;
+  double count;
+  double* mean;
+  double* m2_out;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
+    const std::int64_t cs = p.g.channels, c0 = chunk * merge_width;
+    const std::int64_t width = cs - c0 < merge_width ? cs - c0 : merge_width;
+    double sum[merge_width], m2[merge_width];
+    for (std::int64_t j = 0; j < width; ++j) sum[j] = m2[j] = 0;
+    for (std::int64_t q = 0; q < p.row_items; ++q) {
+      const double* ORDO_RESTRICT s = partial_sum + q * cs + c0;
+      for (std::int64_t j = 0; j < width; ++j) sum[j] += s[j];
+    }
+    for (std::int64_t j = 0; j < width; ++j) sum[j] /= count;  // now the mean
+    for (std::int64_t q = 0; q < p.row_items; ++q) {
+      const double* ORDO_RESTRICT s = partial_sum + q * cs + c0;
+      const double* ORDO_RESTRICT d = partial_m2 + q * cs + c0;
+      const double inverse = p.inverse_count(q), n = p.count(q);
+      for (std::int64_t j = 0; j < width; ++j) {
+        const double offset = s[j] * inverse - sum[j];
+        m2[j] += d[j] + n * offset * offset;
+      }
+    }
+    for (std::int64_t j = 0; j < width; ++j) {
+      mean[c0 + j] = sum[j];
+      m2_out[c0 + j] = m2[j];
+    }
+  }
+};
+
+// first_total[c] := sum over the items of first, second_total[c] likewise. The outputs may be the
+// partials' row 0.
+struct merge_sums_kernel {
+  work_partition p;
+  const double* first;
+  const double* second;
+  double* first_total;
+  double* second_total;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
+    const std::int64_t cs = p.g.channels, c0 = chunk * merge_width;
+    const std::int64_t width = cs - c0 < merge_width ? cs - c0 : merge_width;
+    double a[merge_width], b[merge_width];
+    for (std::int64_t j = 0; j < width; ++j) a[j] = b[j] = 0;
+    for (std::int64_t q = 0; q < p.row_items; ++q) {
+      const double* ORDO_RESTRICT f = first + q * cs + c0;
+      const double* ORDO_RESTRICT s = second + q * cs + c0;
+      for (std::int64_t j = 0; j < width; ++j) {
+        a[j] += f[j];
+        b[j] += s[j];
+      }
+    }
+    for (std::int64_t j = 0; j < width; ++j) {
+      first_total[c0 + j] = a[j];
+      second_total[c0 + j] = b[j];
+    }
+  }
+};
+
+// The element passes compute in the input type T, as PyTorch's kernels do: with float that is
+// four (SSE2) or eight (AVX2) values per instruction instead of two doubles, and these passes then
+// run at memory speed. The batch mean is given as centre_high + centre_low, two T values whose sum
+// is the double mean to 2^-48 relative: x - centre_high is exact when x lies within a factor of 2 of
+// the mean (Sterbenz), so a large mean such as 1e4 costs no accuracy (one float centre would be off
+// by up to ulp(1e4) / 2 = 5e-4, a relative error of 5e-4 in x - mean for unit variance). Each
+// output is then within a few rounding errors of T of the terms it combines (docs/batch_norm.md).
+template <class T>
+struct split_centre {
+  T high, low;
+};
+
+template <class T>
+KOKKOS_INLINE_FUNCTION split_centre<T> split(double centre) {
+  const T high = static_cast<T>(centre);
+  return {high, static_cast<T>(centre - static_cast<double>(high))};
+}
+
+// Per-channel coefficients of the forward's element pass, C entries each:
+// y = ((x - centre_high) - centre_low) scale + shift.
+template <class T>
+struct affine_coefficients {
+  const T* centre_high;
+  const T* centre_low;
+  const T* scale;
+  const T* shift;
+};
+
+template <class T>
+struct normalize_kernel {
+  work_partition p;
+  const T* x;
+  T* y;
+  affine_coefficients<T> k;
+
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const T high = k.centre_high[c], low = k.centre_low[c], scale = k.scale[c], shift = k.shift[c];
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        const T* ORDO_RESTRICT xr = x + base;
+        T* ORDO_RESTRICT yr = y + base;
+        for (std::int64_t i = 0; i < inner; ++i) yr[i] = ((xr[i] - high) - low) * scale + shift;
+      }
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const T* ORDO_RESTRICT high = k.centre_high + c0;
+      const T* ORDO_RESTRICT low = k.centre_low + c0;
+      const T* ORDO_RESTRICT scale = k.scale + c0;
+      const T* ORDO_RESTRICT shift = k.shift + c0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        T* ORDO_RESTRICT yr = y + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) yr[c] = ((xr[c] - high[c]) - low[c]) * scale[c] + shift[c];
+      }
+    }
+  }
+};
+
+// Per-channel coefficients of the backward's element pass, C entries each:
+// dx = ((dy - mean_dy) - ((x - centre_high) - centre_low) projection) scale.
+template <class T>
+struct gradient_coefficients {
+  const T* centre_high;
+  const T* centre_low;
+  const T* mean_dy;
+  const T* projection;
+  const T* scale;
+};
+
+template <class T>
+struct input_gradient_kernel {
+  work_partition p;
+  const T* x;
+  const T* dy;
+  T* dx;
+  gradient_coefficients<T> k;
+
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
+    const std::int64_t cs = p.g.channels, inner = p.g.inner;
+    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    if (!p.by_rows()) {
+      const std::int64_t c = w;
+      const T high = k.centre_high[c], low = k.centre_low[c], g = k.mean_dy[c], pr = k.projection[c], a = k.scale[c];
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t base = (r * cs + c) * inner;
+        const T* ORDO_RESTRICT xr = x + base;
+        const T* ORDO_RESTRICT dyr = dy + base;
+        T* ORDO_RESTRICT dxr = dx + base;
+        for (std::int64_t i = 0; i < inner; ++i) dxr[i] = ((dyr[i] - g) - ((xr[i] - high) - low) * pr) * a;
+      }
+    } else {
+      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const T* ORDO_RESTRICT high = k.centre_high + c0;
+      const T* ORDO_RESTRICT low = k.centre_low + c0;
+      const T* ORDO_RESTRICT g = k.mean_dy + c0;
+      const T* ORDO_RESTRICT pr = k.projection + c0;
+      const T* ORDO_RESTRICT a = k.scale + c0;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const T* ORDO_RESTRICT xr = x + r * cs + c0;
+        const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
+        T* ORDO_RESTRICT dxr = dx + r * cs + c0;
+        for (std::int64_t c = 0; c < width; ++c) dxr[c] = ((dyr[c] - g[c]) - ((xr[c] - high[c]) - low[c]) * pr[c]) * a[c];
+      }
+    }
+  }
+};
+
+}  // namespace ordo::nn::detail
+
+#endif
