@@ -783,7 +783,10 @@ TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches th
       {{{40, 1500}, ordo::nn::channels_first}, {39, 1}},
   };
   std::uint64_t seed = 500;
-  for (const auto& [s, rows] : cases) {
+  for (const auto& test : cases) {
+    // Not a structured binding: clang 14 cannot capture one in the lambdas below.
+    const batch_shape& s = test.first;
+    const std::vector<std::size_t>& rows = test.second;
     CAPTURE(s.extents.size());
     CAPTURE(rows.size());
     const random_batch b = make_batch(s, ++seed);
