@@ -5,9 +5,9 @@
 // The comparison with PyTorch is timed by paired.py (ordo and PyTorch in one process); both are
 // driven by bench/batch_norm/run.
 //
-// Timing: untimed warm-up rounds, then rounds in which every timed item runs once, in turn
-// (so load from other jobs spreads over all items alike), until --min-rounds and --min-seconds.
-// steady_clock around each call; every call fences before returning. Medians and quartiles.
+// Timing: ordo_bench::time_rounds, --warmup untimed rounds, then rounds in which every timed item
+// runs once, in turn, until --min-rounds and --min-seconds (or --max-rounds); every call fences
+// before returning. Medians and quartiles.
 //
 // Output: one JSON object per line on stdout (cases, then the large copy), with every timed
 // sample in seconds (samples[i] of every item of a case come from the same round i).
@@ -23,7 +23,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -36,9 +35,8 @@
 
 namespace {
 
-using ordo_bench::median;
-using ordo_bench::quantile;
 using ordo_bench::split;
+using ordo_bench::timed_item;
 
 using namespace bench_bn;
 
@@ -100,12 +98,6 @@ struct kernel_timer {
 // ------------------------------------------------------------------------------------------------
 // Cases
 
-struct timed_item {
-  std::string name;
-  std::function<void()> run;
-  std::vector<double> seconds;
-};
-
 struct options {
   std::vector<std::string> cases{"nchw", "nhwc", "bn1d"};
   int min_rounds = 15, max_rounds = 400, warmup = 3;
@@ -114,19 +106,7 @@ struct options {
 };
 
 void time_rounds(std::vector<timed_item>& items, const options& opt) {
-  using clock = std::chrono::steady_clock;
-  for (int w = 0; w < opt.warmup; ++w)
-    for (auto& it : items) it.run();
-  const auto start = clock::now();
-  for (int r = 0; r < opt.max_rounds; ++r) {
-    for (auto& it : items) {
-      const auto t0 = clock::now();
-      it.run();
-      const auto t1 = clock::now();
-      it.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
-    }
-    if (r + 1 >= opt.min_rounds && std::chrono::duration<double>(clock::now() - start).count() >= opt.min_seconds) break;
-  }
+  ordo_bench::time_rounds(items, {opt.min_rounds, opt.max_rounds, opt.min_seconds}, opt.warmup);
 }
 
 std::string json_items(const std::vector<timed_item>& items) {
@@ -134,10 +114,10 @@ std::string json_items(const std::vector<timed_item>& items) {
   s.precision(9);
   s << "{";
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto& v = items[i].seconds;
-    s << (i ? "," : "") << "\"" << items[i].name << "\":{\"median_s\":" << median(v)
-      << ",\"q1_s\":" << quantile(v, 0.25) << ",\"q3_s\":" << quantile(v, 0.75)
-      << ",\"min_s\":" << *std::min_element(v.begin(), v.end()) << ",\"reps\":" << v.size() << ",\"samples\":[";
+    const auto& v = items[i].samples;
+    const ordo_bench::summary t = ordo_bench::summarize(v);
+    s << (i ? "," : "") << "\"" << items[i].name << "\":{\"median_s\":" << t.median << ",\"q1_s\":" << t.q1
+      << ",\"q3_s\":" << t.q3 << ",\"min_s\":" << t.min << ",\"reps\":" << t.reps << ",\"samples\":[";
     for (std::size_t k = 0; k < v.size(); ++k) s << (k ? "," : "") << v[k];
     s << "]}";
   }
@@ -195,23 +175,19 @@ void run_large_copy(const options& opt) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--cases") opt.cases = split(next());
-    else if (a == "--min-rounds") opt.min_rounds = std::stoi(next());
-    else if (a == "--max-rounds") opt.max_rounds = std::stoi(next());
-    else if (a == "--min-seconds") opt.min_seconds = std::stod(next());
-    else if (a == "--warmup") opt.warmup = std::stoi(next());
-    else if (a == "--copy-elements") opt.copy_elements = std::stoll(next());
-    else if (a.rfind("--kokkos", 0) == 0) continue;
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-      return 2;
-    }
+  try {
+    ordo_bench::for_each_option(argc, argv, [&](std::string_view a, const std::string& v) {
+      if (a == "--cases") opt.cases = split(v);
+      else if (a == "--min-rounds") opt.min_rounds = std::stoi(v);
+      else if (a == "--max-rounds") opt.max_rounds = std::stoi(v);
+      else if (a == "--min-seconds") opt.min_seconds = std::stod(v);
+      else if (a == "--warmup") opt.warmup = std::stoi(v);
+      else if (a == "--copy-elements") opt.copy_elements = std::stoll(v);
+      else throw std::invalid_argument("unknown option " + std::string(a));
+    });
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_batch_norm: %s\n", e.what());
+    return 2;
   }
   for (const auto& c : opt.cases) run_case(c, opt);
   if (opt.copy_elements > 0) run_large_copy(opt);

@@ -11,6 +11,9 @@
 #ifndef ORDO_BENCH_BATCH_NORM_CASES_HPP
 #define ORDO_BENCH_BATCH_NORM_CASES_HPP
 
+#include "bench_support.hpp"
+
+#include <ordo/kernels/detail/view_checks.hpp>
 #include <ordo/nn/batch_norm.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -29,16 +32,9 @@ using vec_f = Kokkos::View<float*, memory>;
 using vec_d = Kokkos::View<double*, memory>;
 using flat_f = Kokkos::View<float*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-KOKKOS_INLINE_FUNCTION std::uint64_t splitmix64_at(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // uniform in [-1, 1)
 KOKKOS_INLINE_FUNCTION float uniform_pm1(std::uint64_t seed, std::uint64_t i) {
-  return static_cast<float>(static_cast<double>(splitmix64_at(seed, i) >> 40) * 0x1p-23 - 1.0);
+  return static_cast<float>(static_cast<double>(ordo_bench::splitmix64::at(seed, i) >> 40) * 0x1p-23 - 1.0);
 }
 
 // STREAM-like copy, dst(i) = src(i).
@@ -93,7 +89,7 @@ struct case_impl final : case_base {
     running_var = vec_f("running_var", channels);
     dgamma = vec_f("dgamma", channels);
     dbeta = vec_f("dbeta", channels);
-    shape = ordo::nn::detail::shape_string(xv);
+    shape = ordo::detail::view_shape_text(xv);
     layout = layout_ == ordo::nn::channels_last ? "channels_last" : "channels_first";
     const auto xf = x, dyf = dy;
     const auto gm = g;

@@ -36,11 +36,13 @@ import re
 import sys
 import time
 
-import numpy as np
-import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import ordo_bench as ob  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-LIBRARY = os.path.join(ROOT, "build", "bench", "bench", "batch_norm", "libbench_batch_norm_paired.so")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+LIBRARY = ob.binary("batch_norm", "libbench_batch_norm_paired.so")
 MEMORY_SHAPES = {"nchw": (32, 64, 56, 56), "nhwc": (32, 56, 56, 64), "bn1d": (256, 1024)}
 
 

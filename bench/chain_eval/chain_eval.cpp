@@ -6,8 +6,8 @@
 //                  Kokkos::OpenMP> (plans at run time, gemm_backend::automatic = OpenBLAS);
 //   ordo_portable  ordo::evaluate(ordo::chain(A1, ..., An), r, gemm_backend::portable) into a new r;
 //   ordo_uninitialized  (diagnostic) ordo::evaluate(ordo::chain(A1, ..., An), r) into a new r whose
-//                  View is allocated with Kokkos::WithoutInitializing: ordo's BLAS path without the
-//                  result's zero fill, the one OpenMP region ordo::multiply runs;
+//                  View the benchmark allocates with Kokkos::WithoutInitializing: the path
+//                  ordo::multiply takes too (it allocates its result uninitialized), by hand;
 //   eigen          Eigen 3.4 `A1 * ... * An` (left to right, Eigen's own kernels, OpenMP);
 //   armadillo      Armadillo `A1 * ... * An` (reorders 3-4 operands, OpenBLAS).
 // numpy.linalg.multi_dot is timed by numpy_chain_eval.py on the same chains; bench/chain_eval/run
@@ -24,7 +24,7 @@
 //
 // Timing: every contender runs once to check its result, then for each of --rounds rounds (the
 // contenders in an order rotated by one each round, starting at --rotate) a block: a pause of
-// --settle-seconds, one discarded warm-up run (kept when it alone takes longer than
+// --settle-seconds, then ordo_bench::time_calls: one warm-up run (kept when it alone takes
 // --block-seconds) and timed runs until both --min-reps runs and --block-seconds have passed (at
 // most --max-reps). The report gives the median over all rounds and every sample, so that run can
 // merge several invocations.
@@ -60,17 +60,15 @@
 #error "bench_chain_eval needs ordo built with BLAS (ORDO_HAS_BLAS); install libopenblas-dev"
 #endif
 
-// dgemm_ comes from <ordo/detail/blas.hpp>; these two are OpenBLAS extensions, for the report.
+// dgemm_ comes from <ordo/kernels/detail/blas.hpp>; these two are OpenBLAS extensions, for the report.
 extern "C" int openblas_get_num_threads(void);
 extern "C" char* openblas_get_config(void);
 
 namespace chain_eval {
 namespace {
 
-using ordo_bench::quantile;
 using ordo_bench::split;
 
-using clock_type = std::chrono::steady_clock;
 using ordo_matrix = ordo::matrix<double, ordo::dynamic, ordo::dynamic, Kokkos::OpenMP>;
 
 struct options {
@@ -93,22 +91,22 @@ struct options {
 
 options parse(int argc, char** argv) {
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with("--kokkos")) continue;
-    if (i + 1 >= argc) usage("every option takes a value");
-    const std::string value = argv[++i];
-    if (arg == "--seed") opt.seed = std::stoull(value);
-    else if (arg == "--chains") opt.chains = split(value, ',');
-    else if (arg == "--contenders") opt.contenders = split(value, ',');
-    else if (arg == "--rounds") opt.rounds = std::stoi(value);
-    else if (arg == "--rotate") opt.rotate = std::stoi(value);
-    else if (arg == "--block-seconds") opt.block_seconds = std::stod(value);
-    else if (arg == "--settle-seconds") opt.settle_seconds = std::stod(value);
-    else if (arg == "--min-reps") opt.min_reps = std::stoi(value);
-    else if (arg == "--max-reps") opt.max_reps = std::stoi(value);
-    else if (arg == "--out-dir") opt.out_dir = value;
-    else usage("unknown option " + std::string(arg));
+  try {
+    ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
+      if (arg == "--seed") opt.seed = std::stoull(value);
+      else if (arg == "--chains") opt.chains = split(value);
+      else if (arg == "--contenders") opt.contenders = split(value);
+      else if (arg == "--rounds") opt.rounds = std::stoi(value);
+      else if (arg == "--rotate") opt.rotate = std::stoi(value);
+      else if (arg == "--block-seconds") opt.block_seconds = std::stod(value);
+      else if (arg == "--settle-seconds") opt.settle_seconds = std::stod(value);
+      else if (arg == "--min-reps") opt.min_reps = std::stoi(value);
+      else if (arg == "--max-reps") opt.max_reps = std::stoi(value);
+      else if (arg == "--out-dir") opt.out_dir = value;
+      else throw std::invalid_argument("unknown option " + std::string(arg));
+    });
+  } catch (const std::exception& e) {
+    usage(e.what());
   }
   if (opt.rounds < 1 || opt.min_reps < 1 || opt.max_reps < opt.min_reps) usage("need rounds >= 1, 1 <= min-reps <= max-reps");
   return opt;
@@ -121,12 +119,9 @@ bool selected(const std::vector<std::string>& list, const std::string& name) {
 // d0 .. dn uniform in [lo, hi] from splitmix64 seeded by (seed, chain).
 std::vector<std::size_t> random_dims(std::uint64_t seed, std::uint64_t chain, std::size_t matrices, std::size_t lo,
                                      std::size_t hi) {
-  std::uint64_t state = mix64(seed ^ (chain << 32) ^ 0xd1b54a32d192ed03ULL);
+  splitmix64 rng{splitmix64::mix(seed ^ (chain << 32) ^ 0xd1b54a32d192ed03ULL)};
   std::vector<std::size_t> dims(matrices + 1);
-  for (auto& d : dims) {
-    state += golden_gamma;
-    d = lo + static_cast<std::size_t>(mix64(state) % (hi - lo + 1));
-  }
+  for (auto& d : dims) d = lo + static_cast<std::size_t>(rng.next() % (hi - lo + 1));
   return dims;
 }
 
@@ -158,13 +153,13 @@ chain_data make_chain(const chain_spec& spec, std::uint64_t seed, std::uint64_t 
 }
 
 // Order-independent fingerprint of a matrix's bits, which numpy_chain_eval.py recomputes to
-// prove it regenerated exactly the same inputs: sum mod 2^64 of mix64(bits ^ (index * gamma)).
+// prove it regenerated exactly the same inputs: sum mod 2^64 of mix(bits ^ (index * gamma)).
 std::uint64_t fingerprint(const std::vector<double>& m) {
   std::uint64_t sum = 0;
   for (std::size_t e = 0; e < m.size(); ++e) {
     std::uint64_t bits;
     std::memcpy(&bits, &m[e], sizeof bits);
-    sum += mix64(bits ^ (static_cast<std::uint64_t>(e) * golden_gamma));
+    sum += splitmix64::mix(bits ^ (static_cast<std::uint64_t>(e) * splitmix64::gamma));
   }
   return sum;
 }
@@ -219,7 +214,7 @@ ordo_matrix to_ordo(const chain_data& chain, std::size_t k) {
 enum class ordo_mode {
   multiply,              // ordo::multiply(A1, ..., An)
   portable,              // ordo::evaluate(chain, r, gemm_backend::portable), r from make_result()
-  evaluate_uninitialized // ordo::evaluate(chain, r), r allocated without Kokkos's zero fill
+  evaluate_uninitialized // ordo::evaluate(chain, r), r allocated here with Kokkos::WithoutInitializing
 };
 
 template <std::size_t N>
@@ -252,8 +247,8 @@ contender make_ordo_n(const chain_data& chain, ordo_mode mode) {
       };
       break;
     case ordo_mode::evaluate_uninitialized:
-      // Diagnostic: the BLAS path without the one OpenMP region ordo::multiply runs (the result's
-      // zero fill), through the public API.
+      // Diagnostic: ordo::multiply's BLAS path with the result allocated by hand, through the
+      // public API.
       c.name = "ordo_uninitialized";
       c.run = [s] {
         const std::size_t rows = std::get<0>(s->operands).rows(), cols = std::get<N - 1>(s->operands).cols();
@@ -281,12 +276,6 @@ contender make_ordo(const chain_data& chain, ordo_mode mode) {
 
 // ---- timing ----------------------------------------------------------------------------------
 
-double seconds_of(const contender& c) {
-  const auto start = clock_type::now();
-  c.run();
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
 // OpenBLAS's idle workers spin for up to about 0.1 s after a call, and libgomp's (Eigen's, Kokkos's)
 // for a few milliseconds after a parallel region; a pause before each block lets the previous
 // contender's threads fall asleep so that they do not compete with the next one.
@@ -296,20 +285,7 @@ void settle(const options& opt) {
 
 void time_block(const contender& c, const options& opt, std::vector<double>& samples) {
   settle(opt);
-  const double warm_up = seconds_of(c);
-  int reps = 0;
-  double total = 0.0;
-  if (warm_up > opt.block_seconds) {
-    samples.push_back(warm_up);
-    ++reps;
-    total += warm_up;
-  }
-  while (reps < opt.max_reps && (reps < opt.min_reps || total < opt.block_seconds)) {
-    const double t = seconds_of(c);
-    samples.push_back(t);
-    total += t;
-    ++reps;
-  }
+  ordo_bench::time_calls(c.run, {opt.min_reps, opt.max_reps, opt.block_seconds}, samples, true);
 }
 
 // ||x - reference||_F / ||reference||_F.
@@ -431,13 +407,14 @@ int main(int argc, char** argv) {
          << json_string(opt.out_dir.empty() ? "" : chain.name + ".f64") << ", \"contenders\": {";
     for (std::size_t i = 0; i < contenders.size(); ++i) {
       const std::vector<double>& t = samples[i];
-      json << (i ? ",\n" : "\n") << "   " << json_string(contenders[i].name) << ": {\"median\": " << number(quantile(t, 0.5))
-           << ", \"q1\": " << number(quantile(t, 0.25)) << ", \"q3\": " << number(quantile(t, 0.75))
-           << ", \"min\": " << number(*std::min_element(t.begin(), t.end())) << ", \"reps\": " << t.size()
+      const ordo_bench::summary s = ordo_bench::summarize(t);
+      json << (i ? ",\n" : "\n") << "   " << json_string(contenders[i].name) << ": {\"median\": " << number(s.median)
+           << ", \"q1\": " << number(s.q1) << ", \"q3\": " << number(s.q3)
+           << ", \"min\": " << number(s.min) << ", \"reps\": " << s.reps
            << ", \"relative_difference\": " << number(differences[i], "%.3e") << ", \"samples\": [";
       for (std::size_t r = 0; r < t.size(); ++r) json << (r ? ", " : "") << number(t[r]);
       json << "]}";
-      std::fprintf(stderr, "  %-14s median %.4g s over %zu runs\n", contenders[i].name.c_str(), quantile(t, 0.5), t.size());
+      std::fprintf(stderr, "  %-14s median %.4g s over %zu runs\n", contenders[i].name.c_str(), s.median, s.reps);
     }
     json << "}}";
   }

@@ -5,6 +5,8 @@
 // from a seed, reproducible in numpy by numpy_chain_eval.py) and the contender interface. Plain
 // C++, so the Eigen and Armadillo translation units see neither Kokkos nor each other.
 
+#include "bench_support.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,27 +18,18 @@
 
 namespace chain_eval {
 
-// splitmix64's output function (Steele, Lea, Flood 2014). numpy_chain_eval.py repeats it on
-// uint64 arrays, so both sides generate bit-identical inputs.
-constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using ordo_bench::splitmix64;
 
-inline constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
-
-// The stream of matrix `matrix` of chain `chain`.
+// The seed of matrix `matrix` of chain `chain` (numpy_chain_eval.py computes it alike).
 constexpr std::uint64_t matrix_stream(std::uint64_t seed, std::uint64_t chain, std::uint64_t matrix) noexcept {
-  return mix64(seed ^ (chain << 32) ^ matrix);
+  return splitmix64::mix(seed ^ (chain << 32) ^ matrix);
 }
 
 // Element `index` (row-major) of a matrix with `cols` columns: uniform in [-1, 1) scaled by
 // sqrt(3 / cols), i.e. variance 1 / cols, so every product keeps entries of order one and long
 // chains neither overflow nor lose relative accuracy to cancellation.
 inline double input_value(std::uint64_t stream, std::uint64_t index, std::size_t cols) noexcept {
-  const std::uint64_t bits = mix64(stream + (index + 1) * golden_gamma);
-  const double unit = static_cast<double>(bits >> 11) * 0x1p-53;
+  const double unit = ordo_bench::unit_double(splitmix64::at(stream, index));
   return (2.0 * unit - 1.0) * std::sqrt(3.0 / static_cast<double>(cols));
 }
 

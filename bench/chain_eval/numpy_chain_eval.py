@@ -13,36 +13,26 @@ Threads come from the environment (run sets OPENBLAS_NUM_THREADS=2 before this s
 /usr/bin/python3: Debian's python3-numpy is installed for it.
 """
 
-import gc
 import json
 import os
-import statistics
 import sys
 import time
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import ordo_bench as ob  # noqa: E402
 
-GAMMA = np.uint64(0x9E3779B97F4A7C15)
+import numpy as np  # noqa: E402
 
-
-def mix64(z):
-    """splitmix64's output function on uint64 scalars or arrays (wrapping arithmetic)."""
-    z = np.asarray(z, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+GAMMA = np.uint64(ob.GAMMA)
 
 
 def matrix_stream(seed, chain, matrix):
-    return mix64(np.uint64(seed) ^ (np.uint64(chain) << np.uint64(32)) ^ np.uint64(matrix))
+    return ob.mix64(np.uint64(seed) ^ (np.uint64(chain) << np.uint64(32)) ^ np.uint64(matrix))
 
 
 def input_matrix(stream, rows, cols):
     """chain_eval.hpp's input_value for every element, row-major."""
-    index = np.arange(rows * cols, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        bits = mix64(stream + (index + np.uint64(1)) * GAMMA)
+    bits = ob.splitmix64(int(stream), rows * cols)
     unit = (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
     return ((2.0 * unit - 1.0) * np.sqrt(3.0 / cols)).reshape(rows, cols)
 
@@ -51,45 +41,19 @@ def fingerprint(m):
     bits = np.ascontiguousarray(m).reshape(-1).view(np.uint64)
     index = np.arange(bits.size, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        return int(np.sum(mix64(bits ^ (index * GAMMA)), dtype=np.uint64))
-
-
-def seconds_of(arrays):
-    start = time.perf_counter()
-    result = np.linalg.multi_dot(arrays)
-    return time.perf_counter() - start, result
+        return int(np.sum(ob.mix64(bits ^ (index * GAMMA)), dtype=np.uint64))
 
 
 def time_chain(arrays, cfg):
-    """The C++ side's scheme: per round a settle pause, a discarded warm-up (kept when it alone
-    exceeds the block time), then runs until min_reps and block_seconds are both reached."""
+    """The C++ side's scheme: per round a settle pause, then ordo_bench.time_calls: a warm-up (kept
+    when it alone takes the block time), then runs until min_reps and block_seconds are both reached."""
     samples = []
     for _ in range(cfg["rounds"]):
         time.sleep(cfg["settle_seconds"])
-        gc.collect()
-        gc.disable()
-        try:
-            warm_up, _ = seconds_of(arrays)
-            reps, total = 0, 0.0
-            if warm_up > cfg["block_seconds"]:
-                samples.append(warm_up)
-                reps, total = 1, warm_up
-            while reps < cfg["max_reps"] and (reps < cfg["min_reps"] or total < cfg["block_seconds"]):
-                t, _ = seconds_of(arrays)
-                samples.append(t)
-                reps += 1
-                total += t
-        finally:
-            gc.enable()
+        samples += ob.time_calls(lambda: np.linalg.multi_dot(arrays), min_reps=cfg["min_reps"],
+                                 max_reps=cfg["max_reps"], min_seconds=cfg["block_seconds"],
+                                 keep_slow_warm_up=True, collect=False)[0]
     return samples
-
-
-def quantile(v, q):
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (pos - lo) * (v[hi] - v[lo])
 
 
 def main():
@@ -114,10 +78,7 @@ def main():
         difference = float(np.linalg.norm(result - reference) / np.linalg.norm(reference))
         all_agree = all_agree and difference < 1e-10
         samples = time_chain(arrays, cpp)
-        chains[chain["name"]] = {
-            "median": statistics.median(samples), "q1": quantile(samples, 0.25), "q3": quantile(samples, 0.75),
-            "min": min(samples), "reps": len(samples), "relative_difference": difference, "samples": samples,
-        }
+        chains[chain["name"]] = dict(ob.summary(samples), relative_difference=difference, samples=samples)
         print("chain %s: numpy median %.4g s over %d runs, relative difference %.3e" % (
             chain["name"], chains[chain["name"]]["median"], len(samples), difference), file=sys.stderr, flush=True)
     json.dump({"numpy": np.__version__, "python": sys.version.split()[0],

@@ -8,9 +8,13 @@ span the contender's interquartile range over the floor's median. Needs python3-
 """
 
 import json
+import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import ordo_bench as ob  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
@@ -57,8 +61,8 @@ def main():
     ax.set_xticklabels(["%s\n%d matrices, %.3g mults" % (ch["name"], len(ch["dims"]) - 1, ch["cost"]) for ch in chains],
                        fontsize=8)
     ax.set_title("Matrix-chain evaluation, double, 2 threads: time relative to hand-ordered OpenBLAS dgemm (lower is better)\n"
-                 "medians, whiskers = interquartile range; shared 2-core machine, 1-minute load average %.1f to %.1f"
-                 % (results["load_start"], results["load_end"]), fontsize=9)
+                 "medians, whiskers = interquartile range; %d-core machine, 1-minute load average %.1f to %.1f"
+                 % (ob.machine()["cores"], results["load_start"], results["load_end"]), fontsize=9)
     ax.grid(axis="y", which="both", linewidth=0.3, alpha=0.6)
     handles, labels = ax.get_legend_handles_labels()
     order = [i for i, l in enumerate(labels) if "goal" not in l] + [i for i, l in enumerate(labels) if "goal" in l]

@@ -10,12 +10,12 @@
 
 #include "bench_support.hpp"
 
-#include <ordo/detail/portable_gemm.hpp>
+#include <ordo/kernels/detail/portable_gemm.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -64,12 +64,9 @@ struct options {
   std::exit(2);
 }
 
-options parse(int argc, char** argv) {
+options parse(int argc, char** argv) try {
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (i + 1 >= argc) usage("every option takes a value");
-    const std::string_view value = argv[++i];
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
     if (arg == "--sizes") {
       opt.shapes.clear();
       for (const std::string& item : split(value, ',')) {
@@ -85,30 +82,27 @@ options parse(int argc, char** argv) {
         }
       }
     } else if (arg == "--types") {
-      opt.types = split(value, ',');
+      opt.types = split(value);
     } else if (arg == "--min-reps") {
-      opt.min_reps = std::atoi(std::string(value).c_str());
+      opt.min_reps = std::stoi(value);
     } else if (arg == "--rounds") {
-      opt.rounds = std::max(1, std::atoi(std::string(value).c_str()));
+      opt.rounds = std::max(1, std::stoi(value));
     } else if (arg == "--min-seconds") {
-      opt.min_seconds = std::atof(std::string(value).c_str());
+      opt.min_seconds = std::stod(value);
     } else {
       usage("unknown option");
     }
-  }
+  });
   return opt;
+} catch (const std::invalid_argument& e) {
+  usage(e.what());
 }
 
 // Uniform in [-1, 1) from splitmix64.
 template <class T>
 void fill(T* data, std::size_t count, std::uint64_t seed) {
-  for (std::size_t i = 0; i < count; ++i) {
-    std::uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    data[i] = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
-  }
+  ordo_bench::splitmix64 rng{seed};
+  for (std::size_t i = 0; i < count; ++i) data[i] = static_cast<T>(2.0 * ordo_bench::unit_double(rng.next()) - 1.0);
 }
 
 void blas_gemm(int m, int n, int k, double alpha, const double* a, const double* b, double beta,
@@ -120,40 +114,19 @@ void blas_gemm(int m, int n, int k, float alpha, const float* a, const float* b,
   sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m);
 }
 
-struct timing {
-  double min_s;
-  double median_s;
-  int reps;
-};
-
 // The machine is shared and OpenMP's and OpenBLAS's thread pools each spin for a while after a
 // call, so the two are timed in alternating rounds (ordo, OpenBLAS, ordo, ...), each round
-// starting with an untimed warm-up call; every round runs at least min_reps calls and
+// ordo_bench::time_calls: an untimed warm-up call, then at least min_reps calls and
 // min_seconds / rounds seconds. Minimum and median are over all timed calls.
 template <class F, class G>
-std::pair<timing, timing> measure_alternating(F&& f, G&& g, const options& opt) {
-  using clock = std::chrono::steady_clock;
+std::pair<ordo_bench::summary, ordo_bench::summary> measure_alternating(F&& f, G&& g, const options& opt) {
   std::vector<double> times[2];
-  const auto round = [&](auto&& call, std::vector<double>& out) {
-    call();
-    double total = 0;
-    for (int rep = 0; rep < opt.min_reps || total < opt.min_seconds / opt.rounds; ++rep) {
-      const auto start = clock::now();
-      call();
-      const double seconds = std::chrono::duration<double>(clock::now() - start).count();
-      out.push_back(seconds);
-      total += seconds;
-    }
-  };
+  const ordo_bench::limits round{opt.min_reps, INT_MAX, opt.min_seconds / opt.rounds};
   for (int r = 0; r < opt.rounds; ++r) {
-    round(f, times[0]);
-    round(g, times[1]);
+    ordo_bench::time_calls(f, round, times[0]);
+    ordo_bench::time_calls(g, round, times[1]);
   }
-  const auto summary = [](std::vector<double>& t) {
-    std::sort(t.begin(), t.end());
-    return timing{t.front(), t[t.size() / 2], static_cast<int>(t.size())};
-  };
-  return {summary(times[0]), summary(times[1])};
+  return {ordo_bench::summarize(times[0]), ordo_bench::summarize(times[1])};
 }
 
 template <class T>
@@ -198,8 +171,8 @@ void run(const char* type_name, const shape& s, const options& opt) {
       "\"blas_min_s\": %.6g, \"blas_median_s\": %.6g, \"blas_reps\": %d, \"blas_gflops\": %.4g, "
       "\"max_abs_diff\": %.3g, \"diff_over_k_eps\": %.3g, \"threads\": %d}\n",
       ORDO_BENCH_VARIANT, type_name, s.m, s.n, s.k, tiling::mr, tiling::nr, tiling::mc, tiling::nc,
-      tiling::kc, tiling::a_copies, ordo.min_s, ordo.median_s, ordo.reps, flops / ordo.min_s * 1e-9,
-      blas.min_s, blas.median_s, blas.reps, flops / blas.min_s * 1e-9, max_diff, max_diff / bound,
+      tiling::kc, tiling::a_copies, ordo.min, ordo.median, static_cast<int>(ordo.reps), flops / ordo.min * 1e-9,
+      blas.min, blas.median, static_cast<int>(blas.reps), flops / blas.min * 1e-9, max_diff, max_diff / bound,
       space.concurrency());
   std::fflush(stdout);
 }

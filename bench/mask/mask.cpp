@@ -15,10 +15,9 @@
 // program's output, so numpy uses exactly the same doubles. --extra "n:cx,cy,cz:r" adds
 // check-only cases of any geometry.
 //
-// Timing: two untimed warm-up rounds, then rounds in which every steady-state contender runs once,
-// in turn and in a rotating order, so that load from other jobs on the machine spreads over all
-// contenders alike; rounds repeat until both --min-rounds and --min-seconds are reached (or
-// --max-rounds). steady_clock around each call; every contender has finished (fenced) when the
+// Timing: ordo_bench::time_rounds, two untimed warm-up rounds, then rounds in which every
+// steady-state contender runs once, in a rotating order, until both --min-rounds and
+// --min-seconds are reached (or --max-rounds); every contender has finished (fenced) when the
 // clock stops. Then ordo::sphere_mask runs --alloc-reps times.
 //
 // Output: one JSON object per line and per case on stdout:
@@ -37,13 +36,12 @@
 
 #include "bench_support.hpp"
 
-#include <ordo/mask.hpp>
+#include <ordo/kernels/mask.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -60,11 +58,10 @@
 
 namespace {
 
-using ordo_bench::quantile;
+using ordo_bench::split;
 
 using space = Kokkos::OpenMP;
 using mask_view = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, space::memory_space>;
-using clock_type = std::chrono::steady_clock;
 
 struct options {
   std::vector<std::size_t> sizes{256, 512};
@@ -80,44 +77,25 @@ struct options {
   bool alloc = true;               // time ordo::sphere_mask including allocation
 };
 
-template <class T>
-std::vector<T> parse_list(std::string_view text) {
-  std::vector<T> out;
-  std::stringstream ss{std::string(text)};
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    if constexpr (std::is_same_v<T, std::string>) {
-      out.push_back(item);
-    } else if constexpr (std::is_same_v<T, double>) {
-      out.push_back(std::stod(item));
-    } else {
-      out.push_back(static_cast<T>(std::stoull(item)));
-    }
-  }
-  return out;
-}
+std::size_t to_size(const std::string& s) { return static_cast<std::size_t>(std::stoull(s)); }
+double to_double(const std::string& s) { return std::stod(s); }
 
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a.starts_with("--kokkos")) continue;
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + std::string(a));
-    const std::string_view v = argv[++i];
-    if (a == "--sizes") o.sizes = parse_list<std::size_t>(v);
-    else if (a == "--fills") o.fills = parse_list<double>(v);
-    else if (a == "--check-sizes") o.check_sizes = parse_list<std::size_t>(v);
-    else if (a == "--min-rounds") o.min_rounds = std::stoi(std::string(v));
-    else if (a == "--max-rounds") o.max_rounds = std::stoi(std::string(v));
-    else if (a == "--min-seconds") o.min_seconds = std::stod(std::string(v));
-    else if (a == "--alloc-reps") o.alloc_reps = std::stoi(std::string(v));
-    else if (a == "--dump-dir") o.dump_dir = std::string(v);
-    else if (a == "--extra") o.extra.push_back(std::string(v));
-    else if (a == "--contenders") o.only = parse_list<std::string>(v);
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view a, const std::string& v) {
+    if (a == "--sizes") o.sizes = split(v, to_size);
+    else if (a == "--fills") o.fills = split(v, to_double);
+    else if (a == "--check-sizes") o.check_sizes = split(v, to_size);
+    else if (a == "--min-rounds") o.min_rounds = std::stoi(v);
+    else if (a == "--max-rounds") o.max_rounds = std::stoi(v);
+    else if (a == "--min-seconds") o.min_seconds = std::stod(v);
+    else if (a == "--alloc-reps") o.alloc_reps = std::stoi(v);
+    else if (a == "--dump-dir") o.dump_dir = v;
+    else if (a == "--extra") o.extra.push_back(v);
+    else if (a == "--contenders") o.only = split(v);
     else if (a == "--alloc") o.alloc = v != "0" && v != "no";
     else throw std::invalid_argument("unknown option " + std::string(a));
-  }
+  });
   return o;
 }
 
@@ -227,20 +205,6 @@ std::int64_t thp_faults() {
   return -1;
 }
 
-struct stats {
-  double median, q1, q3, min;
-};
-
-stats summarize(const std::vector<double>& v) {
-  return {quantile(v, 0.5), quantile(v, 0.25), quantile(v, 0.75), *std::min_element(v.begin(), v.end())};
-}
-
-double seconds_of(const std::function<void()>& f) {
-  const auto t0 = clock_type::now();
-  f();
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
 void dump(const mask_view& m, const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw std::runtime_error("cannot write " + path);
@@ -268,7 +232,7 @@ case_spec standard_case(std::size_t n, double fill, bool timed) {
 case_spec extra_case(const std::string& text, int index) {
   const auto colon1 = text.find(':'), colon2 = text.rfind(':');
   if (colon1 == std::string::npos || colon2 == colon1) throw std::invalid_argument("--extra wants n:cx,cy,cz:r");
-  const std::vector<double> c = parse_list<double>(std::string_view(text).substr(colon1 + 1, colon2 - colon1 - 1));
+  const std::vector<double> c = split(std::string_view(text).substr(colon1 + 1, colon2 - colon1 - 1), to_double);
   if (c.size() != 3) throw std::invalid_argument("--extra wants three centre coordinates");
   return {"extra" + std::to_string(index), static_cast<std::size_t>(std::stoull(text.substr(0, colon1))), 0.0,
           {c[0], c[1], c[2]}, std::stod(text.substr(colon2 + 1)), false};
@@ -283,12 +247,7 @@ void run_case(const options& o, const case_spec& spec) {
   Kokkos::deep_copy(m, std::uint8_t{0});  // touch every page before timing
   space().fence();
 
-  struct contender {
-    std::string name;
-    std::function<void()> call;
-    std::vector<double> times;
-  };
-  std::vector<contender> contenders;
+  std::vector<ordo_bench::timed_item> contenders;
   contenders.push_back({"ordo", [&] { ordo::fill_sphere_mask(m, center, radius); }, {}});
   contenders.push_back({"memset", [&] { parallel_memset(m, 0); }, {}});
   contenders.push_back({"memset_one", [&] { parallel_memset(m, 1); }, {}});
@@ -300,26 +259,13 @@ void run_case(const options& o, const case_spec& spec) {
                         {}});
 
   if (!o.only.empty()) {
-    std::erase_if(contenders, [&](const contender& c) { return std::find(o.only.begin(), o.only.end(), c.name) == o.only.end(); });
+    std::erase_if(contenders, [&](const ordo_bench::timed_item& c) {
+      return std::find(o.only.begin(), o.only.end(), c.name) == o.only.end();
+    });
   }
 
-  int rounds = 0;
-  double total = 0;
-  if (timed) {
-    for (int warm = 0; warm < 2; ++warm) {
-      for (auto& c : contenders) c.call();
-    }
-    const auto started = clock_type::now();
-    while (rounds < o.max_rounds) {
-      for (std::size_t k = 0; k < contenders.size(); ++k) {
-        auto& c = contenders[(k + static_cast<std::size_t>(rounds)) % contenders.size()];
-        c.times.push_back(seconds_of(c.call));
-      }
-      ++rounds;
-      total = std::chrono::duration<double>(clock_type::now() - started).count();
-      if (rounds >= o.min_rounds && total >= o.min_seconds) break;
-    }
-  }
+  ordo_bench::repeated timing{0, 0.0};
+  if (timed) timing = ordo_bench::time_rounds(contenders, {o.min_rounds, o.max_rounds, o.min_seconds}, 2, true);
 
   // The mask that is counted and dumped: ordo's, written last.
   ordo::fill_sphere_mask(m, center, radius);
@@ -344,9 +290,8 @@ void run_case(const options& o, const case_spec& spec) {
   if (timed && o.alloc) {
     for (int r = 0; r < o.alloc_reps; ++r) {
       const std::int64_t thp0 = thp_faults();
-      const auto t0 = clock_type::now();
-      auto fresh = ordo::sphere_mask(space{}, {n, n, n}, center, radius);
-      const double t = std::chrono::duration<double>(clock_type::now() - t0).count();
+      mask_view fresh;
+      const double t = ordo_bench::seconds_of([&] { fresh = ordo::sphere_mask(space{}, {n, n, n}, center, radius); });
       const std::int64_t thp1 = thp_faults();
       if (r == 0 && thp0 >= 0 && thp1 >= 0) alloc_thp = thp1 - thp0;  // other processes may add a few
       alloc_times.push_back(t);
@@ -359,18 +304,18 @@ void run_case(const options& o, const case_spec& spec) {
       << ",\"center\":[" << json_double(center[0]) << "," << json_double(center[1]) << "," << json_double(center[2])
       << "],\"count\":" << count << ",\"alloc_count\":" << alloc_count << ",\"alloc_thp_faults\":" << alloc_thp << ",\"interval_memset_mismatches\":" << diagnostic_mismatches << ",\"bytes\":" << m.span()
       << ",\"threads\":" << space().concurrency() << ",\"timed\":" << (timed ? "true" : "false")
-      << ",\"rounds\":" << rounds << ",\"seconds\":" << json_double(total) << ",\"dump\":\"" << dump_path
+      << ",\"rounds\":" << timing.reps << ",\"seconds\":" << json_double(timing.seconds) << ",\"dump\":\"" << dump_path
       << "\",\"contenders\":[";
   bool first = true;
   const auto emit = [&](const std::string& name, const std::vector<double>& times) {
     if (times.empty()) return;
-    const stats s = summarize(times);
+    const ordo_bench::summary s = ordo_bench::summarize(times);
     out << (first ? "" : ",") << "{\"name\":\"" << name << "\",\"median_s\":" << json_double(s.median)
         << ",\"q1_s\":" << json_double(s.q1) << ",\"q3_s\":" << json_double(s.q3) << ",\"min_s\":" << json_double(s.min)
         << ",\"runs\":" << times.size() << "}";
     first = false;
   };
-  for (const auto& c : contenders) emit(c.name, c.times);
+  for (const auto& c : contenders) emit(c.name, c.samples);
   emit("sphere_mask_alloc", alloc_times);
   out << "]}";
   std::cout << out.str() << std::endl;

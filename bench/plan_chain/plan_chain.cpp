@@ -2,8 +2,8 @@
 //
 // The chains are generated here from a seed (splitmix64, dims uniform in [1, 1000]) and printed
 // with the results, so a peer planner (bench/plan_chain/run: numpy's multi_dot planner) can plan
-// exactly the same dims. Single thread, steady_clock, one untimed warm-up call per size, then
-// repetitions until both --min-reps and --min-seconds are reached (or --max-reps).
+// exactly the same dims. Single thread, ordo_bench::time_calls: one untimed warm-up call per size,
+// then repetitions until both --min-reps and --min-seconds are reached (or --max-reps).
 //
 // Output: one JSON object per line and per size on stdout:
 //   {"n":..,"seed":..,"reps":..,"min_s":..,"median_s":..,"times_s":[..],"cost":..,
@@ -13,12 +13,12 @@
 // cost m[i][j] (uint64 LE), both from ordo::chain_tables (computed outside the timed region).
 //
 // Usage: bench_plan_chain [--sizes 100,200,...] [--seed S] [--min-reps R] [--max-reps R]
-//                         [--min-seconds T] [--tables-dir DIR] [--tables-max-n N] [--no-dims]
+//                         [--min-seconds T] [--tables-dir DIR] [--tables-max-n N]
 
-#include <ordo/chain.hpp>
+#include "bench_support.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include <ordo/core/chain.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -34,37 +34,18 @@
 
 namespace {
 
-// splitmix64 (Steele, Lea, Flood 2014): tiny, exact and portable, unlike std:: distributions.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
-
 // dims d0..dn of an n-matrix chain, uniform in [lo, hi] (Lemire's multiply-shift; the bias of
 // at most (hi-lo+1)/2^64 is irrelevant here). Each n gets its own stream: seed + n.
 std::vector<std::size_t> make_dims(std::uint64_t seed, std::size_t n, std::size_t lo,
                                    std::size_t hi) {
-  splitmix64 rng{seed + n};
+  ordo_bench::splitmix64 rng{seed + n};
   const unsigned __int128 range = hi - lo + 1;
   std::vector<std::size_t> dims(n + 1);
   for (auto& d : dims) d = lo + static_cast<std::size_t>((rng.next() * range) >> 64);
   return dims;
 }
 
-std::vector<std::size_t> parse_sizes(std::string_view text) {
-  std::vector<std::size_t> sizes;
-  std::stringstream in{std::string{text}};
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) sizes.push_back(std::stoull(item));
-  }
-  return sizes;
-}
+std::size_t to_size(const std::string& s) { return static_cast<std::size_t>(std::stoull(s)); }
 
 void write_tables(const std::string& path, std::span<const std::size_t> dims) {
   const ordo::chain_tables tables{dims};
@@ -90,32 +71,24 @@ void write_tables(const std::string& path, std::span<const std::size_t> dims) {
 int main(int argc, char** argv) try {
   std::vector<std::size_t> sizes{100, 200, 400, 700, 1000, 1500, 2000};
   std::uint64_t seed = 20240601;
-  std::size_t min_reps = 5, max_reps = 50;
+  int min_reps = 5, max_reps = 50;
   double min_seconds = 1.0;
   std::string tables_dir;
   std::size_t tables_max_n = 0;
-  bool print_dims = true;
 
-  for (int a = 1; a < argc; ++a) {
-    const std::string_view arg = argv[a];
-    const auto value = [&]() -> std::string {
-      if (a + 1 >= argc) throw std::invalid_argument(std::string{arg} + " needs a value");
-      return argv[++a];
-    };
-    if (arg == "--sizes") sizes = parse_sizes(value());
-    else if (arg == "--seed") seed = std::stoull(value());
-    else if (arg == "--min-reps") min_reps = std::stoull(value());
-    else if (arg == "--max-reps") max_reps = std::stoull(value());
-    else if (arg == "--min-seconds") min_seconds = std::stod(value());
-    else if (arg == "--tables-dir") tables_dir = value();
-    else if (arg == "--tables-max-n") tables_max_n = std::stoull(value());
-    else if (arg == "--no-dims") print_dims = false;
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
+    if (arg == "--sizes") sizes = ordo_bench::split(value, to_size);
+    else if (arg == "--seed") seed = std::stoull(value);
+    else if (arg == "--min-reps") min_reps = std::stoi(value);
+    else if (arg == "--max-reps") max_reps = std::stoi(value);
+    else if (arg == "--min-seconds") min_seconds = std::stod(value);
+    else if (arg == "--tables-dir") tables_dir = value;
+    else if (arg == "--tables-max-n") tables_max_n = std::stoull(value);
     else throw std::invalid_argument("unknown argument " + std::string{arg});
-  }
+  });
   if (min_reps < 1) min_reps = 1;
   if (max_reps < min_reps) max_reps = min_reps;
 
-  using clock = std::chrono::steady_clock;
   volatile std::uint64_t sink = 0;
 
   for (const std::size_t n : sizes) {
@@ -127,21 +100,16 @@ int main(int argc, char** argv) try {
     const std::string order{warm.order()};
 
     std::vector<double> times;
-    double total = 0;
-    while (times.size() < max_reps && (times.size() < min_reps || total < min_seconds)) {
-      const auto start = clock::now();
-      const auto plan = ordo::plan_chain(dims);
-      const auto stop = clock::now();
-      sink = sink + plan.cost();
-      if (plan.cost() != cost) throw std::logic_error("plan_chain is not deterministic");
-      const double t = std::chrono::duration<double>(stop - start).count();
-      times.push_back(t);
-      total += t;
-    }
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t r = sorted.size();
-    const double median = r % 2 ? sorted[r / 2] : (sorted[r / 2 - 1] + sorted[r / 2]) / 2;
+    std::uint64_t planned_cost = cost;
+    ordo_bench::time_calls(
+        [&] {
+          const auto plan = ordo::plan_chain(dims);
+          planned_cost = plan.cost();
+        },
+        {min_reps, max_reps, min_seconds}, times);
+    sink = sink + planned_cost;
+    if (planned_cost != cost) throw std::logic_error("plan_chain is not deterministic");
+    const ordo_bench::summary s = ordo_bench::summarize(times);
 
     if (!tables_dir.empty() && n <= tables_max_n) {
       write_tables(tables_dir + "/tables_" + std::to_string(n) + ".bin", dims);
@@ -149,19 +117,17 @@ int main(int argc, char** argv) try {
 
     std::ostringstream line;
     line.precision(9);
-    line << "{\"n\":" << n << ",\"seed\":" << seed << ",\"reps\":" << r
-         << ",\"min_s\":" << sorted.front() << ",\"median_s\":" << median << ",\"times_s\":[";
-    for (std::size_t t = 0; t < r; ++t) line << (t ? "," : "") << times[t];
+    line << "{\"n\":" << n << ",\"seed\":" << seed << ",\"reps\":" << s.reps
+         << ",\"min_s\":" << s.min << ",\"median_s\":" << s.median << ",\"times_s\":[";
+    for (std::size_t t = 0; t < times.size(); ++t) line << (t ? "," : "") << times[t];
     line << "],\"cost\":" << cost << ",\"order\":\"" << order << "\"";
-    if (print_dims) {
-      line << ",\"dims\":[";
-      for (std::size_t i = 0; i < dims.size(); ++i) line << (i ? "," : "") << dims[i];
-      line << "]";
-    }
+    line << ",\"dims\":[";
+    for (std::size_t i = 0; i < dims.size(); ++i) line << (i ? "," : "") << dims[i];
+    line << "]";
     line << "}\n";
     std::cout << line.str() << std::flush;
-    std::cerr << "ordo n=" << n << ": min " << sorted.front() << " s, median " << median
-              << " s over " << r << " reps\n";
+    std::cerr << "ordo n=" << n << ": min " << s.min << " s, median " << s.median << " s over " << s.reps
+              << " reps\n";
   }
   return 0;
 } catch (const std::exception& e) {

@@ -11,11 +11,10 @@
 // The seed of a case is --seed + 2 * distribution + type (uniform 0, wide 1; float 0, double 1),
 // the same for every size: the 1M-element data are the first 2^20 elements of the 64M ones.
 //
-// Timing: two untimed warm-up rounds, then rounds in which every contender runs once, in turn, so
-// that load from other jobs on the machine spreads over all contenders alike; rounds repeat until
-// both --min-rounds and --min-seconds are reached (or --max-rounds). steady_clock around each
-// call; every contender returns its result to the host (ordo::sum fences; parallel_reduce into a
-// scalar is blocking).
+// Timing: ordo_bench::time_rounds, two untimed warm-up rounds, then rounds in which every
+// contender runs once, in turn, until both --min-rounds and --min-seconds are reached (or
+// --max-rounds). Every contender returns its result to the host (ordo::sum fences;
+// parallel_reduce into a scalar is blocking).
 //
 // Output: one JSON object per line and per case on stdout:
 //   {"n":..,"type":"float","dist":"uniform","seed":..,"checksum":"0x..","threads":2,"rounds":..,
@@ -29,7 +28,7 @@
 
 #include "bench_support.hpp"
 
-#include <ordo/reduce.hpp>
+#include <ordo/kernels/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -51,19 +50,12 @@
 namespace {
 
 using ordo_bench::median;
+using ordo_bench::split;
+using ordo_bench::splitmix64;
 
 using space = Kokkos::OpenMP;
 template <class T>
 using vector_view = Kokkos::View<T*, space::memory_space>;
-
-constexpr std::uint64_t gamma = 0x9E3779B97F4A7C15ull;
-
-KOKKOS_INLINE_FUNCTION std::uint64_t splitmix64_at(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed + (i + 1) * gamma;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T element(std::uint64_t z, bool wide) {
@@ -76,7 +68,7 @@ KOKKOS_INLINE_FUNCTION T element(std::uint64_t z, bool wide) {
     memcpy(&v, &bits, sizeof v);
     return v;
   } else {
-    if (!wide) return static_cast<double>(z >> 11) * 0x1p-53;
+    if (!wide) return ordo_bench::unit_double(z);
     const std::uint64_t sign = z >> 63;
     const std::uint64_t exponent = 1023 - 32 + ((z >> 57) & 63);
     const std::uint64_t bits = (sign << 63) | (exponent << 52) | (z & ((std::uint64_t{1} << 52) - 1));
@@ -92,7 +84,7 @@ vector_view<T> make_data(std::int64_t n, std::uint64_t seed, bool wide) {
   // Filled by the threads that will read it (first touch).
   Kokkos::parallel_for(
       "fill", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, n),
-      KOKKOS_LAMBDA(std::int64_t i) { x(i) = element<T>(splitmix64_at(seed, static_cast<std::uint64_t>(i)), wide); });
+      KOKKOS_LAMBDA(std::int64_t i) { x(i) = element<T>(splitmix64::at(seed, static_cast<std::uint64_t>(i)), wide); });
   space().fence();
   return x;
 }
@@ -125,8 +117,8 @@ struct contender {
   std::string name;
   std::string result_type;
   std::function<double()> run;  // float results are widened exactly
-  std::vector<double> times;
   double first = 0;
+  int calls = 0;
   bool repeatable = true;
 };
 
@@ -185,66 +177,44 @@ void run_case(const options& o, std::int64_t n, int type_index, int dist_index) 
   const auto x = make_data<T>(n, seed, dist == "wide");
   const std::uint64_t sum_of_bits = checksum(x);
   auto list = contenders(x);
-  using clock = std::chrono::steady_clock;
-  for (int warm = 0; warm < 2; ++warm) {
-    for (auto& c : list) c.first = c.run();
+  std::vector<ordo_bench::timed_item> items;
+  for (auto& c : list) {
+    items.push_back({c.name, [&c] {
+                       const double r = c.run();
+                       // Bitwise: a fixed thread count and static schedule should repeat every result.
+                       if (c.calls++ == 0) c.first = r;
+                       else if (std::memcmp(&r, &c.first, sizeof r) != 0) c.repeatable = false;
+                     }, {}});
   }
-  const auto start = clock::now();
-  int rounds = 0;
-  while (rounds < o.max_rounds &&
-         (rounds < o.min_rounds || std::chrono::duration<double>(clock::now() - start).count() < o.min_seconds)) {
-    for (auto& c : list) {
-      const auto t0 = clock::now();
-      const double r = c.run();
-      const auto t1 = clock::now();
-      c.times.push_back(std::chrono::duration<double>(t1 - t0).count());
-      // Bitwise: a fixed thread count and static schedule should repeat every result.
-      if (std::memcmp(&r, &c.first, sizeof r) != 0) c.repeatable = false;
-    }
-    ++rounds;
-  }
+  const auto start = std::chrono::steady_clock::now();
+  const int rounds = ordo_bench::time_rounds(items, {o.min_rounds, o.max_rounds, o.min_seconds}, 2).reps;
   std::ostringstream out;
   out << "{\"n\":" << n << ",\"type\":\"" << (type_index == 0 ? "float" : "double") << "\",\"dist\":\"" << dist
       << "\",\"seed\":" << seed << ",\"checksum\":\"" << sum_of_bits << "\",\"threads\":" << space().concurrency()
       << ",\"rounds\":" << rounds << ",\"exact_kernels\":\"" << exact_kernels() << "\",\"contenders\":[";
   for (std::size_t k = 0; k < list.size(); ++k) {
     const auto& c = list[k];
+    const auto& t = items[k].samples;
     out << (k ? "," : "") << "{\"name\":\"" << c.name << "\",\"result\":\"" << hex(c.first)
-        << "\",\"result_type\":\"" << c.result_type << "\",\"median_s\":" << median(c.times)
-        << ",\"min_s\":" << *std::min_element(c.times.begin(), c.times.end())
+        << "\",\"result_type\":\"" << c.result_type << "\",\"median_s\":" << median(t)
+        << ",\"min_s\":" << *std::min_element(t.begin(), t.end())
         << ",\"repeatable\":" << (c.repeatable ? "true" : "false") << "}";
   }
   out << "]}";
   std::cout << out.str() << std::endl;
   std::cerr << "bench_reduce: n=" << n << " " << (type_index == 0 ? "float" : "double") << " " << dist << ": " << rounds << " rounds, "
-            << std::chrono::duration<double>(clock::now() - start).count() << " s\n";
-}
-
-template <class Parse>
-auto split(std::string_view text, Parse parse) {
-  std::vector<decltype(parse(std::string()))> items;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t end = std::min(text.find(',', begin), text.size());
-    if (end > begin) items.push_back(parse(std::string(text.substr(begin, end - begin))));
-    begin = end + 1;
-  }
-  return items;
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
 }
 
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with("--kokkos")) continue;
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + std::string(arg));
-    const std::string value = argv[++i];
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
     if (arg == "--sizes") {
       o.sizes = split(value, [](const std::string& s) { return static_cast<std::int64_t>(std::stoll(s)); });
     } else if (arg == "--types") {
-      o.types = split(value, [](const std::string& s) { return s; });
+      o.types = split(value);
     } else if (arg == "--dists") {
-      o.dists = split(value, [](const std::string& s) { return s; });
+      o.dists = split(value);
     } else if (arg == "--seed") {
       o.seed = std::stoull(value);
     } else if (arg == "--min-rounds") {
@@ -256,7 +226,7 @@ options parse(int argc, char** argv) {
     } else {
       throw std::invalid_argument("unknown option " + std::string(arg));
     }
-  }
+  });
   for (const auto& t : o.types) {
     if (t != "float" && t != "double") throw std::invalid_argument("--types: float or double, not " + t);
   }

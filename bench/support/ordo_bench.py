@@ -1,0 +1,291 @@
+"""What the Python drivers of bench/ share (the Python side of bench_support.hpp).
+
+A driver imports it with
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    import ordo_bench as ob
+
+It needs only the standard library; numpy is imported by the functions that use it.
+
+- running: log, run, shell, build (the bench preset), binary, thread_env, json_lines;
+- the machine: machine, loadavg, wait_for_load, utc_now, commit, run_lines (the command /
+  machine / software / commit lines that end every section);
+- docs: update_doc rewrites the part of a doc between <!-- name:begin --> and <!-- name:end -->;
+- data: mix64 and splitmix64, bit for bit the generator of bench_support.hpp;
+- statistics and timing: median, quantile, summary, time_calls;
+- formatting: fmt_time, fmt_count, table (markdown).
+"""
+
+import datetime
+import gc
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BUILD = os.path.join(ROOT, "build", "bench")
+PERFORMANCE = os.path.join(ROOT, "docs", "performance.md")
+THREADS = 2  # OpenMP (and OpenBLAS) threads of every C++ contender
+GAMMA = 0x9E3779B97F4A7C15
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def run(cmd, check=True, **kw):
+    """Runs cmd from the repository root, logging it."""
+    log("+", " ".join(os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT) else c for c in cmd))
+    return subprocess.run(cmd, cwd=ROOT, check=check, **kw)
+
+
+def shell(cmd, default="unknown"):
+    """cmd's standard output, stripped; default when it cannot run or fails."""
+    try:
+        return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return default
+
+
+def build(*targets):
+    """Configures the bench preset unless build/bench already knows every target, then builds
+    the targets (cmake --build --preset bench -j2 --target ...)."""
+    ninja = os.path.join(BUILD, "build.ninja")
+    text = open(ninja).read() if os.path.exists(ninja) else ""
+    if not all(t in text for t in targets):
+        run(["cmake", "--preset", "bench"], stdout=subprocess.DEVNULL)
+    run(["cmake", "--build", "--preset", "bench", "-j2", "--target", *targets], stdout=subprocess.DEVNULL)
+
+
+def binary(folder, name=None):
+    """The path of a benchmark target: build/bench/bench/<folder>/<name or bench_<folder>>."""
+    return os.path.join(BUILD, "bench", folder, name or "bench_" + folder)
+
+
+def thread_env(**extra):
+    """The environment of the C++ contenders: THREADS OpenMP and OpenBLAS threads, no binding."""
+    return dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
+                OMP_PROC_BIND="false", **extra)
+
+
+def single_threaded_numpy():
+    """Call before importing numpy: numpy and the BLAS behind it on one thread."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+        os.environ[var] = "1"
+
+
+def json_lines(text):
+    """The JSON objects of the lines of text that start with '{'."""
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+# ---- the machine --------------------------------------------------------------------------------
+
+_machine = None
+
+
+def machine():
+    """dict(cpu, cores, flags, l3, mem_gb, cxx) of this machine (cxx: first line of g++ --version)."""
+    global _machine
+    if _machine is None:
+        cpu, flags, mem_gb = "unknown CPU", set(), None
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name") and cpu == "unknown CPU":
+                        cpu = line.split(":", 1)[1].strip()
+                    elif line.startswith("flags") and not flags:
+                        flags = set(line.split(":", 1)[1].split())
+            with open("/proc/meminfo") as f:
+                kib = next(line.split()[1] for line in f if line.startswith("MemTotal"))
+                mem_gb = round(int(kib) / 2**20, 1)
+        except (OSError, StopIteration):
+            pass
+        m = re.search(r"L3 cache:\s*([^(\n]+)", shell(["lscpu"], ""))
+        _machine = dict(cpu=cpu, cores=os.cpu_count(), flags=flags, l3=m.group(1).strip() if m else None,
+                        mem_gb=mem_gb, cxx=shell(["g++", "--version"]).splitlines()[0])
+    return _machine
+
+
+def loadavg():
+    """The 1-minute load average (nan when unknown)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def wait_for_load(limit, max_wait, poll=15.0):
+    """Waits (at most max_wait seconds) until the 1-minute load average is at most limit; returns
+    the seconds waited. No wait when limit is None or 0."""
+    start = time.monotonic()
+    while limit and loadavg() > limit and time.monotonic() - start < max_wait:
+        log("load average %.2f > %g; waiting" % (loadavg(), limit))
+        time.sleep(min(poll, max(1.0, max_wait - (time.monotonic() - start))))
+    return time.monotonic() - start
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def commit(paths=("include",)):
+    """(short hash of HEAD, whether paths have uncommitted changes)."""
+    return shell(["git", "rev-parse", "--short", "HEAD"]), bool(shell(["git", "status", "--porcelain", "--", *paths], ""))
+
+
+def run_lines(command, loads, software, started, finished, paths=("include",), waited=0.0, measured=None):
+    """The lines that end every section: command, machine and load, software, commit and time.
+    paths: what counts as uncommitted changes that the commit line names; measured: commit(paths)
+    when the measurement was taken (default: now)."""
+    m = machine()
+    head, dirty = measured or commit(paths)
+    waited = "; the run first waited %.0f s for it to drop" % waited if waited >= 1 else ""
+    return [
+        "- Command: `%s` (from the repository root)." % command,
+        "- Machine: %s, %d cores%s, shared with other work; 1-minute load average %s%s." % (
+            m["cpu"], m["cores"], ", L3 %s" % m["l3"] if m["l3"] else "",
+            " → ".join("%.2f" % x for x in loads), waited),
+        "- Software: %s." % software,
+        "- ordo commit %s%s; measured %s to %s UTC." % (
+            head, " (with uncommitted changes to %s)" % ", ".join(paths) if dirty else "",
+            started.strftime("%Y-%m-%d %H:%M"), finished.strftime("%H:%M")),
+    ]
+
+
+# ---- docs ---------------------------------------------------------------------------------------
+
+
+def update_doc(name, text, doc=PERFORMANCE, begin=None, end=None):
+    """Replaces what lies between the markers <!-- name:begin --> and <!-- name:end --> of doc
+    (or begin and end) with text. The markers must be there: the text around them is written by
+    hand."""
+    begin = begin or "<!-- %s:begin -->" % name
+    end = end or "<!-- %s:end -->" % name
+    with open(doc) as f:
+        content = f.read()
+    if begin not in content or end not in content:
+        sys.exit("%s lacks the markers %s and %s" % (os.path.relpath(doc, ROOT), begin, end))
+    head, rest = content.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(doc, "w") as f:
+        f.write(head + begin + "\n\n" + text.strip("\n") + "\n\n" + end + tail)
+    log("updated", os.path.relpath(doc, ROOT))
+
+
+# ---- data ---------------------------------------------------------------------------------------
+
+
+def mix64(z):
+    """splitmix64's output function on uint64 numpy arrays or scalars (wrapping arithmetic)."""
+    import numpy as np
+
+    u = np.uint64
+    z = np.asarray(z, dtype=u)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> u(30))) * u(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> u(27))) * u(0x94D049BB133111EB)
+    return z ^ (z >> u(31))
+
+
+def splitmix64(seed, n):
+    """Outputs 0 .. n-1 of splitmix64 seeded with seed, mix(seed + (i + 1) * gamma): the numbers
+    of ordo_bench::splitmix64 (bench_support.hpp), as a uint64 array."""
+    import numpy as np
+
+    z = np.arange(1, n + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z *= np.uint64(GAMMA)
+        z += np.uint64(seed % 2**64)
+    return mix64(z)
+
+
+# ---- statistics and timing ----------------------------------------------------------------------
+
+median = statistics.median
+
+
+def quantile(v, q):
+    """The q-quantile with linear interpolation between order statistics (numpy's default)."""
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+
+def summary(samples):
+    """dict(median, q1, q3, min, reps) of timing samples."""
+    return dict(median=quantile(samples, 0.5), q1=quantile(samples, 0.25), q3=quantile(samples, 0.75),
+                min=min(samples), reps=len(samples))
+
+
+def _timed(fn):
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn()
+        return time.perf_counter() - start, result
+    finally:
+        gc.enable()
+
+
+def time_calls(fn, min_reps=1, max_reps=None, min_seconds=0.0, max_seconds=None, warm_up=True,
+               keep_slow_warm_up=False, collect=False):
+    """The timing loop of bench_support.hpp (ordo_bench::time_calls) for Python callables: an
+    untimed warm-up call (kept as the first sample when keep_slow_warm_up and it alone takes
+    min_seconds), then timed calls until min_reps calls and min_seconds of them, or max_reps
+    calls; no call that would, taking as long as the last, pass max_seconds in total. The garbage
+    collector is off during each call; collect runs it before each. Returns (samples, last
+    result)."""
+    samples, total, result = [], 0.0, None
+    if warm_up:
+        t, result = _timed(fn)
+        if keep_slow_warm_up and t >= min_seconds:
+            samples, total = [t], t
+    while (max_reps is None or len(samples) < max_reps) and (len(samples) < min_reps or total < min_seconds):
+        if max_seconds is not None and samples and total + samples[-1] > max_seconds:
+            break
+        if collect:
+            result = None
+            gc.collect()
+        t, result = _timed(fn)
+        samples.append(t)
+        total += t
+    return samples, result
+
+
+# ---- formatting ---------------------------------------------------------------------------------
+
+
+def fmt_time(seconds):
+    """3 significant digits in µs, ms or s; whole seconds from 100 s."""
+    if seconds is None or seconds != seconds:
+        return "n/a"
+    if seconds >= 100:
+        return "{:,.0f} s".format(seconds)
+    if seconds >= 1:
+        return "%.3g s" % seconds
+    if seconds >= 1e-3:
+        return "%.3g ms" % (seconds * 1e3)
+    return "%.3g µs" % (seconds * 1e6)
+
+
+def fmt_count(n, separator=","):
+    return "{:,}".format(n).replace(",", separator)
+
+
+def table(head, rows, align=None):
+    """A markdown table: head and rows are lists of cells; align is one letter per column, l
+    (left) or r (right; the default after the first column)."""
+    align = align or "l" + "r" * (len(head) - 1)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
