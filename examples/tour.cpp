@@ -7,11 +7,22 @@
 #include <random>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <vector>
 
 namespace {
 
 void section(const char* title) { std::printf("\n== %s ==\n", title); }
+
+// Every result the tour prints is also checked; a wrong one is reported and fails the run.
+int wrong_results = 0;
+
+void expect(bool correct, const std::string& what) {
+  if (!correct) {
+    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
+    ++wrong_results;
+  }
+}
 
 void seed_chain() {
   section("Compile-time chain planning: A 100x5, B 5x200, C 200x20");
@@ -78,9 +89,15 @@ void seed_chain_evaluated() {
               t_naive / t_optimal);
   auto host_r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.view());
   auto host_naive = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r_naive.view());
+  // Every entry of A B C is 5 * 1 * 0.5 * 200 * 0.25 = 125, exact in double in either order.
+  bool all_equal = true;
+  for (int i = 0; i < 100; ++i) {
+    for (int j = 0; j < 20; ++j) all_equal = all_equal && host_r(i, j) == 125.0 && host_naive(i, j) == 125.0;
+  }
   std::printf("both give %.3f in every entry (%s); one workspace of %llu elements held B*C\n", host_r(0, 0),
-              host_r(99, 19) == host_naive(99, 19) ? "equal" : "DIFFERENT",
+              all_equal ? "equal" : "DIFFERENT",
               static_cast<unsigned long long>(planned.plan().peak_temporary_elements()));
+  expect(all_equal, "A(BC) and (AB)C must both be 125 in every entry");
 }
 
 void mean_of_a_million_floats() {
@@ -94,20 +111,32 @@ void mean_of_a_million_floats() {
   Kokkos::deep_copy(x, host);
   const double exact = ordo::mean<double>(x, ordo::summation::exact);  // correctly rounded in double
   const float exact_float = ordo::mean(x, ordo::summation::exact);
-  const auto report = [&](const char* name, float m) {
-    const double error = std::fabs(static_cast<double>(m) - exact);
-    const double ulp = static_cast<double>(std::nextafter(exact_float, 2000.0f) - exact_float);
+  // An independent check: these floats are multiples of 2^-14 below 2^11, so their sum in double
+  // (below 2^31, 45 significant bits) is exact in any order, and so is its division by n = 2^20.
+  double exact_sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) exact_sum += static_cast<double>(host(i));
+  const double true_mean = exact_sum / static_cast<double>(n);
+  expect(exact == true_mean, "mean<double>(exact) must be the exact mean");
+  expect(exact_float == static_cast<float>(true_mean), "mean(exact) must be the exact mean rounded to float");
+  const double ulp = static_cast<double>(std::nextafter(exact_float, 2000.0f) - exact_float);
+  const auto report = [&](const char* name, float m, double bound_in_ulps) {
+    const double error = std::fabs(static_cast<double>(m) - true_mean);
     std::printf("%-9s mean %.9g  error %.3g (%.2f ulp of float)\n", name, static_cast<double>(m), error, error / ulp);
+    expect(error <= bound_in_ulps * ulp, std::string(name) + " mean must lie within its documented error bound");
   };
+  // Each policy's documented bound on the sum, B u S (docs/reductions.md; u = 2^-24, S = n * mean),
+  // plus u |sum| for the sum's rounding to float, divided by n: (B + 1) u mean, and u mean < 2^-14,
+  // one float ulp of a mean in [512, 1024). So each mean is within B + 1 ulps.
+  const double log2n = 20;
   // Sequential float summation in one thread shows the textbook failure most clearly.
   float sequential = 0.0f;
   for (std::size_t i = 0; i < n; ++i) sequential += host(i);
-  report("loop", sequential / static_cast<float>(n));
-  report("naive", ordo::mean(x, ordo::summation::naive));
-  report("pairwise", ordo::mean(x, ordo::summation::pairwise));
-  report("kahan", ordo::mean(x, ordo::summation::kahan));
-  report("neumaier", ordo::mean(x, ordo::summation::neumaier));
-  report("exact", exact_float);
+  report("loop", sequential / static_cast<float>(n), static_cast<double>(n));
+  report("naive", ordo::mean(x, ordo::summation::naive), static_cast<double>(n));
+  report("pairwise", ordo::mean(x, ordo::summation::pairwise), log2n + 20 + 1);
+  report("kahan", ordo::mean(x, ordo::summation::kahan), 4 + 1);
+  report("neumaier", ordo::mean(x, ordo::summation::neumaier), 4 + 1);
+  report("exact", exact_float, 0.5);
   std::printf("exact is correctly rounded and bitwise identical for any thread count or order\n");
 }
 
@@ -136,6 +165,17 @@ void batch_norm_small_batch() {
   std::printf("           running_var = 0.9 * 1 + 0.1 * unbiased var %.4f = %.4f\n", (rv(0) - 0.9) / 0.1, rv(0));
   std::printf("channel 1: constant 5 -> var 0, invstd = 1/sqrt(0 + eps) = %.1f (finite), y = beta = %.1f %.1f %.1f %.1f\n",
               invstd(1), hy(0, 1), hy(1, 1), hy(2, 1), hy(3, 1));
+  // By hand: channel 0 has mean 3, squared deviations 4 + 1 + 0 + 9 = 14, biased variance 14 / 4,
+  // unbiased 14 / 3; channel 1 has variance 0. Momentum 0.1, eps 1e-5, gamma 1, beta 0.5.
+  auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), running_mean);
+  const auto near = [](double got, double want) { return std::fabs(got - want) <= 1e-12 * std::max(1.0, std::fabs(want)); };
+  bool correct = near(mean(0), 3.0) && near(mean(1), 5.0) && near(invstd(0), 1.0 / std::sqrt(3.5 + 1e-5)) &&
+                 near(invstd(1), 1.0 / std::sqrt(1e-5)) && near(rm(0), 0.1 * 3.0) && near(rm(1), 0.1 * 5.0) &&
+                 near(rv(0), 0.9 + 0.1 * 14.0 / 3.0) && near(rv(1), 0.9);
+  for (int n = 0; n < 4; ++n) {
+    correct = correct && near(hy(n, 0), (samples[n] - 3.0) / std::sqrt(3.5 + 1e-5) + 0.5) && near(hy(n, 1), 0.5);
+  }
+  expect(correct, "batch norm must give the statistics and outputs computed by hand");
 }
 
 }  // namespace
@@ -150,5 +190,6 @@ int main(int argc, char* argv[]) {
   seed_chain_evaluated();
   mean_of_a_million_floats();
   batch_norm_small_batch();
-  return 0;
+  if (wrong_results > 0) std::fprintf(stderr, "the tour found %d wrong results\n", wrong_results);
+  return wrong_results == 0 ? 0 : 1;
 }

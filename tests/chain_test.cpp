@@ -48,6 +48,45 @@ bool products_conform(const Plan& plan) {
 
 constexpr std::array<std::size_t, 7> clrs_dims{30, 35, 15, 5, 10, 20, 25};
 
+// Extents read through a volatile: the compiler cannot fold the plan of these, so checks on it run
+// the planner's run-time code.
+template <std::size_t N>
+std::array<std::size_t, N> runtime_dims(const std::array<std::size_t, N>& dims) {
+  std::array<std::size_t, N> out{};
+  for (std::size_t i = 0; i < N; ++i) {
+    volatile std::size_t d = dims[i];
+    out[i] = d;
+  }
+  return out;
+}
+
+// A tree type of ordo::product and ordo::operand written out as the planner writes orders:
+// "(A1(A2A3))". Built at run time, as a std::string.
+template <class Tree>
+struct tree_writer;
+template <std::size_t Index>
+struct tree_writer<ordo::operand<Index>> {
+  static void write(std::string& out) {
+    out += 'A';
+    out += std::to_string(Index + 1);
+  }
+};
+template <class Left, class Right>
+struct tree_writer<ordo::product<Left, Right>> {
+  static void write(std::string& out) {
+    out += '(';
+    tree_writer<Left>::write(out);
+    tree_writer<Right>::write(out);
+    out += ')';
+  }
+};
+template <class Tree>
+std::string tree_text() {
+  std::string out;
+  tree_writer<Tree>::write(out);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
@@ -87,9 +126,18 @@ TEST_CASE("the type-level planner gives the same plan as a tree type") {
   static_assert(std::is_same_v<ordo::chain_tree_t<A>, ordo::operand<0>>);
   static_assert(ordo::chain_cost_v<A> == 0 && ordo::chain_order_v<A> == "A1");
 
-  CHECK(ordo::chain_cost_v<A, B, C> == 30'000);
-  CHECK(ordo::chain_order_v<A, B, C> == "(A1(A2A3))");
-  CHECK(ordo::chain_plan_v<A, B, C>.products().size() == 2);
+  // The same planner at run time, on extents the compiler cannot see: chain_plan_v is
+  // plan_chain(std::array) evaluated at compile time.
+  const auto q = ordo::plan_chain(runtime_dims<4>({100, 5, 200, 20}));
+  CHECK(q.cost() == ordo::chain_cost_v<A, B, C>);
+  CHECK(q.cost() == 30'000);
+  CHECK(q.order() == ordo::chain_order_v<A, B, C>);
+  CHECK(q.flops() == ordo::chain_flops_v<A, B, C>);
+  CHECK(q.peak_temporary_elements() == ordo::chain_peak_temporary_elements_v<A, B, C>);
+  CHECK(q.products().size() == ordo::chain_plan_v<A, B, C>.products().size());
+  // The tree type, written out at run time, is the order the run-time planner finds.
+  CHECK(tree_text<ordo::chain_tree_t<A, B, C>>() == q.order());
+  CHECK(tree_text<ordo::chain_tree_t<A, B, C>>() == "(A1(A2A3))");
 }
 
 namespace {
@@ -144,7 +192,14 @@ TEST_CASE("the CLRS chain 30,35,15,5,10,20,25 with its full m and s tables") {
   using expected = ordo::product<ordo::product<o0, ordo::product<o1, o2>>,
                                  ordo::product<ordo::product<o3, o4>, o5>>;
   static_assert(std::is_same_v<tree, expected>);
-  CHECK(std::is_same_v<tree, expected>);
+  // At run time: the tree type spelled out equals the run-time planner's order on the same dims,
+  // and the type-level plan equals a plan of extents read at run time.
+  CHECK(tree_text<tree>() == q.order());
+  CHECK(tree_text<expected>() == "((A1(A2A3))((A4A5)A6))");
+  const auto r = ordo::plan_chain(runtime_dims<7>({30, 35, 15, 5, 10, 20, 25}));
+  CHECK(r.cost() == ordo::chain_cost_v<tagged_matrix<30, 35>, tagged_matrix<35, 15>, tagged_matrix<15, 5>,
+                                       tagged_matrix<5, 10>, tagged_matrix<10, 20>, tagged_matrix<20, 25>>);
+  CHECK(r.order() == tree_text<tree>());
 }
 
 TEST_CASE("published optima") {

@@ -503,11 +503,25 @@ TEST_CASE("the oracle's comparison detects one missing product and an off-by-one
   CHECK(mismatches(g, at(off_by_one, g.n), exact, true, nullptr) == 1);
 }
 
-TEST_CASE("portable_gemm's tiles divide into micro-tiles on every enabled space") {
-  boost::mp11::mp_for_each<ordo::enabled_execution_spaces>([](auto space) {
-    using tiling = ordo::detail::gemm_tiling<decltype(space), double>;
+TEST_CASE_TEMPLATE_DEFINE("portable_gemm's tiles divide into micro-tiles, and whole tiles compute exactly",
+                          ExecutionSpace, tiling_id) {
+  const auto check_type = [](auto zero) {
+    using T = decltype(zero);
+    using tiling = ordo::detail::gemm_tiling<ExecutionSpace, T>;
     static_assert(tiling::mc % tiling::mr == 0 && tiling::nc % tiling::nr == 0);
-    CHECK(tiling::team_size >= 1);
-    CHECK(tiling::kc >= 1);
-  });
+    static_assert(tiling::team_size >= 1 && tiling::kc >= 1 && tiling::mr >= 1 && tiling::nr >= 1);
+    // At run time, on sizes the compiler cannot see: exactly one block of mc x nc with one
+    // kc-deep slice, where every micro-tile is full, then two blocks each way and two slices,
+    // integer-valued so that any misplaced or missing micro-tile shows exactly.
+    volatile std::size_t mc = tiling::mc, nc = tiling::nc, kc = tiling::kc;
+    CAPTURE(mc);
+    CAPTURE(nc);
+    CAPTURE(kc);
+    CHECK(run_case<ExecutionSpace, T, left, right, left>({mc, nc, kc, 1, 0}, values::integers, 31) == 0);
+    CHECK(run_case<ExecutionSpace, T, right, left, right>({2 * mc, 2 * nc, 2 * kc, -2, 1}, values::integers, 32) == 0);
+  };
+  check_type(0.0);
+  check_type(0.0f);
+  check_type(std::int64_t{0});
 }
+ORDO_TEST_ALL_SPACES(tiling_id);

@@ -254,6 +254,66 @@ TEST_CASE_TEMPLATE_DEFINE("exact sums are bitwise identical under permutation an
 }
 ORDO_TEST_ALL_SPACES(reproducible_id);
 
+namespace {
+
+// |computed - exact|, with the difference taken exactly.
+template <class T>
+long double error_against(T computed, const ordo_test::big_integer& exact) {
+  ordo_test::big_integer difference = exact;
+  difference -= ordo_test::big_integer::scaled(computed);
+  return std::fabs(difference.to_long_double());
+}
+
+// 1 followed by n - 1 values in [u/2, u) (u the unit roundoff of T): each is below half an ulp of 1,
+// so a left-to-right sum loses every one of them, about n u / 2 in all, while a pairwise sum adds
+// them among themselves first and loses at most a rounding per level. Summing a binary counter
+// of single values, the pairwise reducer must stay within the documented pairwise bound
+// (ceil(log2 n) + 20) u S, S = sum |x| (docs/reductions.md), against the exact big-integer sum; a
+// naive sum loses about 0.75 n u: 360 times the bound for n = 2^14 on one thread, 180 times with
+// the values split between two threads.
+template <class T, class ExecutionSpace>
+void check_pairwise_separates_from_naive() {
+  CAPTURE(sizeof(T));
+  const std::size_t n = 1 << 14;
+  const T u = std::numeric_limits<T>::epsilon() / 2;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<T> tiny(u / 2, u);
+  std::vector<T> values(n);
+  values[0] = T(1);
+  for (std::size_t i = 1; i < n; ++i) values[i] = tiny(rng);
+  const auto view = to_view<T, ExecutionSpace>(values);
+  const ordo_test::big_integer exact = ordo_test::exact_sum(values);
+  const long double bound =
+      bound_in_units<ordo::summation::pairwise_t>(n) * static_cast<long double>(u) * sum_of_magnitudes(values);
+
+  ordo::detail::pairwise_counter<T> p{};
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, n),
+      KOKKOS_LAMBDA(std::size_t i, ordo::detail::pairwise_counter<T>& acc) {
+        ordo::reducers::pairwise<T, ExecutionSpace>::add(acc, view(i));
+      },
+      ordo::reducers::pairwise<T, ExecutionSpace>(p));
+  const T pairwise = ordo::reducers::pairwise<T, ExecutionSpace>::result(p);
+  CAPTURE(static_cast<double>(bound));
+  CHECK(error_against(pairwise, exact) <= bound);
+  // The sum policy on the same data (128-element leaves, then a counter of leaves).
+  CHECK(error_against(ordo::sum(ExecutionSpace(), view, ordo::summation::pairwise), exact) <= bound);
+
+  // The data tell the two apart: naive summation, left to right on the host, breaks the bound.
+  T naive = T(0);
+  for (T v : values) naive += v;
+  CHECK(error_against(naive, exact) > bound);
+  // And so does ordo's naive reducer over the same parallel_reduce, on any thread count up to 8.
+  T threads_naive = T(0);
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, n),
+      KOKKOS_LAMBDA(std::size_t i, T& acc) { ordo::reducers::naive<T, ExecutionSpace>::add(acc, view(i)); },
+      ordo::reducers::naive<T, ExecutionSpace>(threads_naive));
+  if (ExecutionSpace().concurrency() <= 8) CHECK(error_against(threads_naive, exact) > bound);
+}
+
+}  // namespace
+
 TEST_CASE_TEMPLATE_DEFINE("the reducers work inside users' parallel_reduce" * doctest::skip(fast_math), ExecutionSpace, reducers_id) {
   const std::vector<double> values{1e16, 1.0, -1e16, 3.0};
   const auto view = to_view<double, ExecutionSpace>(values);
@@ -263,12 +323,8 @@ TEST_CASE_TEMPLATE_DEFINE("the reducers work inside users' parallel_reduce" * do
       KOKKOS_LAMBDA(std::size_t i, ordo::detail::compensated<double>& acc) { ordo::reducers::neumaier<double, ExecutionSpace>::add(acc, view(i)); },
       ordo::reducers::neumaier<double, ExecutionSpace>(k));
   CHECK(ordo::reducers::neumaier<double, ExecutionSpace>::result(k) == 4.0);
-  ordo::detail::pairwise_counter<double> p{};
-  Kokkos::parallel_reduce(
-      Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, 1000),
-      KOKKOS_LAMBDA(int i, ordo::detail::pairwise_counter<double>& acc) { ordo::reducers::pairwise<double, ExecutionSpace>::add(acc, static_cast<double>(i)); },
-      ordo::reducers::pairwise<double, ExecutionSpace>(p));
-  CHECK(ordo::reducers::pairwise<double, ExecutionSpace>::result(p) == 999.0 * 1000.0 / 2.0);
+  check_pairwise_separates_from_naive<float, ExecutionSpace>();
+  check_pairwise_separates_from_naive<double, ExecutionSpace>();
 }
 ORDO_TEST_ALL_SPACES(reducers_id);
 

@@ -17,7 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::size_t> dims;
   for (std::size_t i = 1; i + 1 < size && dims.size() < 9; i += 2) {
     const std::size_t value = static_cast<std::size_t>(data[i]) | static_cast<std::size_t>(data[i + 1]) << 8;
-    dims.push_back((value % 64) << shift | value >> 6 % 4);
+    // Six bits of magnitude, shifted, and two more bits below them: dimensions 0..63 when shift is 0
+    // (zeros and ties are common), and up to 2^28 when it is 22 (64-bit cost overflow).
+    dims.push_back(((value % 64) << shift) | ((value >> 6) % 4));
   }
   if (dims.size() < 2) {
     try {

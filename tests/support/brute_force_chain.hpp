@@ -4,6 +4,7 @@
 // Independent oracles for the chain planner: exhaustive search over all parenthesizations
 // (Catalan many) with 128-bit costs, and a direct simulation of intermediate memory.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -92,7 +93,9 @@ std::uint64_t simulated_peak_elements(const Plan& plan) {
       now += live[n + p];
       peak = now > peak ? now : peak;
     }
-    for (std::size_t child : {step.left, step.right}) {
+    // A std::array, not a braced list: nvcc's front end cannot parse a range-for over one.
+    const std::array<std::size_t, 2> children{step.left, step.right};
+    for (const std::size_t child : children) {
       if (auto it = live.find(child); it != live.end()) {
         now -= it->second;
         live.erase(it);

@@ -3,10 +3,13 @@
 
 // Records what Kokkos Tools sees while alive: the bytes of every allocation and the names of the
 // regions pushed (ordo::gemm announces each product as a region). One recorder at a time.
+// Kokkos may call the hooks from several host threads at once (OpenMP threads growing their team
+// scratch inside a kernel), so the record is guarded by a mutex.
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,11 +43,19 @@ class kokkos_tools_recorder {
     static recorded r;
     return r;
   }
+  static std::mutex& guard() {
+    static std::mutex m;
+    return m;
+  }
   static void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t size) {
+    const std::lock_guard<std::mutex> lock(guard());
     state().bytes += size;
     state().labels.emplace_back(label);
   }
-  static void on_push_region(const char* name) { state().regions.emplace_back(name); }
+  static void on_push_region(const char* name) {
+    const std::lock_guard<std::mutex> lock(guard());
+    state().regions.emplace_back(name);
+  }
 };
 
 }  // namespace ordo_test

@@ -101,9 +101,13 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
   if (backend == gemm_backend::automatic || backend == gemm_backend::blas) {
 #if defined(ORDO_HAS_BLAS)
     if constexpr (is_host_space_v<ExecutionSpace> && detail::blas_scalar_v<value_type>) {
-      detail::gemm_region region(m, k, n, gemm_backend::blas);
-      space.fence();
-      if (detail::try_blas_gemm(alpha, a, b, beta, c)) return;
+      // Announced only when BLAS takes the call, so that profilers see one region per product.
+      if (detail::blas_can_take(a, b, c)) {
+        detail::gemm_region region(m, k, n, gemm_backend::blas);
+        space.fence();
+        detail::try_blas_gemm(alpha, a, b, beta, c);
+        return;
+      }
     }
 #endif
     if (backend == gemm_backend::blas) {
@@ -115,8 +119,11 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
   if (backend == gemm_backend::automatic || backend == gemm_backend::cublas) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
     if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && detail::blas_scalar_v<value_type>) {
-      detail::gemm_region region(m, k, n, gemm_backend::cublas);
-      if (detail::try_cublas_gemm(space, alpha, a, b, beta, c)) return;
+      if (detail::blas_can_take(a, b, c)) {
+        detail::gemm_region region(m, k, n, gemm_backend::cublas);
+        detail::try_cublas_gemm(space, alpha, a, b, beta, c);
+        return;
+      }
     }
 #endif
     if (backend == gemm_backend::cublas) {

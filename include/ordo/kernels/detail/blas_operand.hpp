@@ -35,6 +35,12 @@ blas_operand describe_for_blas(const View& v) {
   return d;
 }
 
+// Whether column-major BLAS can read A and B and write C as they are laid out.
+template <class AView, class BView, class CView>
+bool blas_can_take(const AView& a, const BView& b, const CView& c) {
+  return describe_for_blas(a).usable && describe_for_blas(b).usable && describe_for_blas(c).usable;
+}
+
 template <class T>
 inline constexpr bool blas_scalar_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
