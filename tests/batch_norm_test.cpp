@@ -809,6 +809,16 @@ step_results run_step_in_parts(const batch_shape& s, const random_batch& b, cons
   return r;
 }
 
+template <class Space>
+step_results run_step_in_parts_any_rank(const batch_shape& s, const random_batch& b,
+                                        const std::vector<std::size_t>& part_rows) {
+  switch (s.extents.size()) {
+    case 2: return run_step_in_parts<double, 2, Space>(s, b, part_rows);
+    case 3: return run_step_in_parts<double, 3, Space>(s, b, part_rows);
+    default: return run_step_in_parts<double, 4, Space>(s, b, part_rows);
+  }
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches the whole batch", ExecutionSpace,
@@ -827,12 +837,7 @@ TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches th
     CAPTURE(rows.size());
     const random_batch b = make_batch(s, ++seed);
     const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
-    step_results got;
-    switch (s.extents.size()) {
-      case 2: got = run_step_in_parts<double, 2, ExecutionSpace>(s, b, rows); break;
-      case 3: got = run_step_in_parts<double, 3, ExecutionSpace>(s, b, rows); break;
-      default: got = run_step_in_parts<double, 4, ExecutionSpace>(s, b, rows); break;
-    }
+    const step_results got = run_step_in_parts_any_rank<ExecutionSpace>(s, b, rows);
     const double tolerance = 1e-12;
     CHECK(close(got.mean, want.mean, tolerance));
     CHECK(close(got.invstd, want.invstd, tolerance));
@@ -844,14 +849,7 @@ TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches th
     CHECK(close(got.dbeta, want.dbeta, tolerance));
     // One part is the one-call path split into its phases: the same bits.
     const step_results one_call = run_step_any_rank<double, ExecutionSpace>(s, b);
-    const step_results one_part = [&] {
-      const std::vector<std::size_t> whole{s.extents[0]};
-      switch (s.extents.size()) {
-        case 2: return run_step_in_parts<double, 2, ExecutionSpace>(s, b, whole);
-        case 3: return run_step_in_parts<double, 3, ExecutionSpace>(s, b, whole);
-        default: return run_step_in_parts<double, 4, ExecutionSpace>(s, b, whole);
-      }
-    }();
+    const step_results one_part = run_step_in_parts_any_rank<ExecutionSpace>(s, b, {s.extents[0]});
     CHECK(same_bits(one_part.y, one_call.y));
     CHECK(same_bits(one_part.mean, one_call.mean));
     CHECK(same_bits(one_part.invstd, one_call.invstd));
