@@ -219,9 +219,12 @@ constexpr long double unit_roundoff() {
   }
 }
 
-// Runs portable_gemm on one case and compares with the oracle. Returns the number of mismatches.
-template <class ExecutionSpace, class T, class SA, class SB, class SC>
-std::size_t run_case(const gemm_case& g, values kind, std::uint64_t seed) {
+// Runs portable_gemm in launch shape Shape on one case and compares with the oracle. Returns the
+// number of mismatches; C is copied row by row into *result when asked for.
+template <class ExecutionSpace, class T, class SA, class SB, class SC,
+          ordo::detail::launch_shape Shape = ordo::detail::default_launch_shape_v<ExecutionSpace>>
+std::size_t run_case(const gemm_case& g, values kind, std::uint64_t seed,
+                     std::vector<T>* result = nullptr) {
   // The oracle uses alpha and beta as given: they must be values of T.
   REQUIRE(static_cast<double>(static_cast<T>(g.alpha)) == g.alpha);
   REQUIRE(static_cast<double>(static_cast<T>(g.beta)) == g.beta);
@@ -257,10 +260,16 @@ std::size_t run_case(const gemm_case& g, values kind, std::uint64_t seed) {
                      Kokkos::MemoryUnmanaged>
       b_const = b.view;
   const ExecutionSpace space;
-  ordo::detail::portable_gemm(space, static_cast<T>(g.alpha), a_const, b_const,
-                              static_cast<T>(g.beta), c.view);
+  ordo::detail::portable_gemm<Shape>(space, static_cast<T>(g.alpha), a_const, b_const,
+                                     static_cast<T>(g.beta), c.view);
   space.fence();
   c.to_host();
+  if (result != nullptr) {
+    result->clear();
+    for (std::size_t i = 0; i < g.m; ++i) {
+      for (std::size_t j = 0; j < g.n; ++j) result->push_back(c(i, j));
+    }
+  }
 
   const auto c0_at = [&](std::size_t i, std::size_t j) { return c0[i * g.n + j]; };
   const oracle o = reference(g, a, b, c0_at, unit_roundoff<T>());
@@ -270,7 +279,9 @@ std::size_t run_case(const gemm_case& g, values kind, std::uint64_t seed) {
   std::ostringstream description;
   description << "m = " << g.m << ", n = " << g.n << ", k = " << g.k << ", alpha = " << g.alpha
               << ", beta = " << g.beta << ", layouts A " << SA::name << ", B " << SB::name << ", C "
-              << SC::name << (g.nan_in_c ? ", NaN in C" : "")
+              << SC::name << ", "
+              << (Shape == ordo::detail::launch_shape::host ? "host" : "device") << " shape"
+              << (g.nan_in_c ? ", NaN in C" : "")
               << (g.nan_in_ab ? ", NaN in A and B" : "") << ": " << first;
   INFO(description.str());
   CHECK(bad == 0);
@@ -525,3 +536,110 @@ TEST_CASE_TEMPLATE_DEFINE("portable_gemm's tiles divide into micro-tiles, and wh
   check_type(std::int64_t{0});
 }
 ORDO_TEST_ALL_SPACES(tiling_id);
+
+namespace {
+
+// Bitwise equality of two results, read as values: long double has padding bytes, and every NaN
+// counts as the same (the kernels only propagate them).
+template <class T>
+bool same_bits(const T& x, const T& y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+    return x == y && std::signbit(x) == std::signbit(y);
+  } else {
+    return x == y;
+  }
+}
+
+// Runs one case in both launch shapes on the same inputs; each must pass the oracle, and the two
+// C must be bitwise equal (both shapes add the products of each element in k order and update C
+// once per gemm_slice_depth; see portable_gemm.hpp).
+template <class ExecutionSpace, class T, class SA, class SB, class SC>
+void check_shapes_agree(const gemm_case& g, values kind, std::uint64_t seed) {
+  using ordo::detail::launch_shape;
+  std::vector<T> host, device;
+  run_case<ExecutionSpace, T, SA, SB, SC, launch_shape::host>(g, kind, seed, &host);
+  run_case<ExecutionSpace, T, SA, SB, SC, launch_shape::device>(g, kind, seed, &device);
+  REQUIRE(host.size() == device.size());
+  std::size_t different = 0, first = 0;
+  for (std::size_t e = 0; e < host.size(); ++e) {
+    if (!same_bits(host[e], device[e]) && different++ == 0) first = e;
+  }
+  std::ostringstream description;
+  description << "m = " << g.m << ", n = " << g.n << ", k = " << g.k << ", layouts A " << SA::name
+              << ", B " << SB::name << ", C " << SC::name
+              << ": first difference at row-major element " << first;
+  INFO(description.str());
+  CHECK(different == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE(
+    "portable_gemm's device launch shape gives the host shape's bits, in every layout",
+    ExecutionSpace, gemm_shapes_id) {
+  if constexpr (!ordo::is_host_space_v<ExecutionSpace>) {
+    // On a device the device shape is the default one, which every other test here runs; the
+    // host shape is for host spaces only (one thread per team, 1 MiB of scratch).
+    MESSAGE("launch-shape comparison runs on host spaces only");
+  } else {
+    using device_tiling = ordo::detail::gemm_tiling<ExecutionSpace, double, ordo::detail::launch_shape::device>;
+    using host_tiling = ordo::detail::gemm_tiling<ExecutionSpace, double, ordo::detail::launch_shape::host>;
+    const auto dm = static_cast<std::size_t>(device_tiling::mc);
+    const auto dk = static_cast<std::size_t>(device_tiling::kc);
+    const auto slice = static_cast<std::size_t>(ordo::detail::gemm_slice_depth<double>);
+    const auto hm = static_cast<std::size_t>(host_tiling::mc);
+    const auto hn = static_cast<std::size_t>(host_tiling::nc);
+    // Non-multiples of both shapes' tiles, whole device tiles, 1 x K times K x 1, several slices
+    // of k (one past a slice, and a partial last stage), and empty products.
+    const std::size_t sizes[][3] = {
+        {1, 1, 1},          {1, 1, 2 * slice + 3}, {2 * slice + 1, 3, 1},   {3, 2 * slice + 1, 1},
+        {dm, dm, dk},       {dm + 1, dm - 1, dk + 1}, {2 * dm, dm + 3, slice + 1},
+        {7, 130, 31},       {65, 33, 129},          {hm + 1, 5, slice},       {5, hn + 1, dk - 1},
+        {0, 5, 3},          {5, 0, 3},              {4, 6, 0},                {0, 0, 0}};
+    std::uint64_t seed = 20000;
+    for (const auto& d : sizes) {
+      const gemm_case g{d[0], d[1], d[2], 1.5, -0.75};
+      check_shapes_agree<ExecutionSpace, double, right, right, right>(g, values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, double, left, left, left>(g, values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, float, right, left, strided_left>(
+          {d[0], d[1], d[2], -0.5, 2.0}, values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, float, strided_left, strided_right, strided_right>(
+          {d[0], d[1], d[2], 1.0, 0.0}, values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, std::int64_t, left, strided_left, right>(
+          {d[0], d[1], d[2], 3, -2}, values::integers, ++seed);
+    }
+    // BLAS's special cases: beta == 0 over NaN in C, alpha == 0 over NaN in A and B, and k == 0.
+    const std::size_t special[] = {1, dm + 1, 2 * slice + 1};
+    for (const std::size_t s : special) {
+      check_shapes_agree<ExecutionSpace, double, left, right, left>({s, 9, s, -1.0, 0.0, true},
+                                                                   values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, double, right, left, right>(
+          {s, 9, s, 0.0, 0.5, false, true}, values::uniform, ++seed);
+      check_shapes_agree<ExecutionSpace, double, right, right, strided_left>(
+          {s, 9, 0, 2.0, 0.0, true}, values::uniform, ++seed);
+    }
+    // long double exists only on the host.
+    check_shapes_agree<ExecutionSpace, long double, right, left, right>(
+        {dm + 1, 2 * dm + 1, slice + dk + 1, 1.25, 0.5}, values::uniform, ++seed);
+  }
+}
+ORDO_TEST_ALL_SPACES(gemm_shapes_id);
+
+TEST_CASE("portable_gemm's device shape stages fit a GPU team's default shared memory") {
+  using exec = Kokkos::DefaultHostExecutionSpace;
+  const auto staged = [](auto zero) {
+    using T = decltype(zero);
+    using view = Kokkos::View<T**, Kokkos::LayoutLeft, exec::memory_space>;
+    using kernel = ordo::detail::portable_gemm_device_kernel<exec, view, view, view>;
+    return kernel::scratch_bytes();
+  };
+  // 48 KiB is what a CUDA block may use without opting in; HIP offers 64 KiB.
+  CHECK(staged(0.0) <= static_cast<std::size_t>(48 * 1024));
+  CHECK(staged(0.0f) <= static_cast<std::size_t>(48 * 1024));
+  CHECK(staged(std::int64_t{0}) <= static_cast<std::size_t>(48 * 1024));
+  // The stages are the padded kc x mc and kc x nc tiles, nothing more.
+  using tiling = ordo::detail::gemm_tiling<exec, double, ordo::detail::launch_shape::device>;
+  CHECK(staged(0.0) >= static_cast<std::size_t>(tiling::kc * (tiling::mc + tiling::nc)) * sizeof(double));
+  CHECK(tiling::team_size == 256);
+}

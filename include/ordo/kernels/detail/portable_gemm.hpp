@@ -1,16 +1,31 @@
 #ifndef ORDO_KERNELS_DETAIL_PORTABLE_GEMM_HPP
 #define ORDO_KERNELS_DETAIL_PORTABLE_GEMM_HPP
 
-// C = alpha * A * B + beta * C as one Kokkos team kernel for every execution space.
+// C = alpha * A * B + beta * C as Kokkos team kernels, in two launch shapes
+// (kernels/detail/launch_shape.hpp) that give the same bits.
 //
-// The blocking is Goto's (K. Goto, R. van de Geijn, "Anatomy of high-performance matrix
+// Host shape: Goto's blocking (K. Goto, R. van de Geijn, "Anatomy of high-performance matrix
 // multiplication", ACM TOMS 34(3), 2008) in the BLIS formulation (F. Van Zee, R. van de Geijn,
-// ACM TOMS 41(3), 2015): each team owns an mc x nc block of C; for every kc-deep slice of k it
-// packs the mc x kc block of A into mr-row micro-panels and the kc x nc block of B into nr-column
-// micro-panels in team scratch, then its threads run an mr x nr register-blocked micro-kernel over
-// the micro-tiles. Only the tile sizes depend on the execution space.
+// ACM TOMS 41(3), 2015): each team (one thread) owns an mc x nc block of C; for every kc-deep
+// slice of k it packs the mc x kc block of A into mr-row micro-panels and the kc x nc block of B
+// into nr-column micro-panels in scratch, then runs an mr x nr register-blocked micro-kernel over
+// the micro-tiles.
+//
+// Device shape: the classic shared-memory tiling of a GPU GEMM (V. Volkov, J. Demmel,
+// "Benchmarking GPUs to tune dense linear algebra", SC 2008): one team of 16 x 16 threads per
+// 64 x 64 block of C; the team stages 16-deep slices of A and B in scratch, loaded by neighbouring
+// threads from neighbouring addresses of each operand's contiguous axis; each thread accumulates
+// a 4 x 4 set of C elements 16 apart, so that neighbouring threads store neighbouring elements
+// along C's contiguous axis.
+//
+// Same bits: both shapes compute every C element as the same sequence of roundings. The products
+// are added one by one in k order into an accumulator that starts at zero, for each 256-deep
+// slice of k (gemm_slice_depth); the first slice gives alpha * acc + beta * C, each later one
+// C + alpha * acc. The device shape stages 16 steps at a time but keeps its accumulators across
+// the 16 stages of a slice.
 
 #include <ordo/core/config.hpp>
+#include <ordo/kernels/detail/launch_shape.hpp>
 #include <ordo/kernels/execution.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -59,50 +74,61 @@ inline constexpr bool gemm_reverse_accumulation = true;
 inline constexpr bool gemm_reverse_accumulation = false;
 #endif
 
-// Tile sizes of portable_gemm for one execution space and value type.
-//   mr x nr: the register block of one thread (the micro-tile of C),
-//   mc x nc: the block of C one team owns, kc: the depth of one packed slice of A and B,
+// The depth of k over which both shapes accumulate a C element before updating C with it (see
+// the top of this file).
+template <class T>
+inline constexpr int gemm_slice_depth = 256;
+
+// Tile sizes of portable_gemm for one execution space, value type and launch shape.
+//   mr x nr: the C elements one thread accumulates (its micro-tile),
+//   mc x nc: the block of C one team owns, kc: the depth of one packed (staged) slice of A and B,
 //   team_size: threads per team, a_copies: how often packed A holds each element.
 // Host: one thread per team. The accumulators take half of the vector registers, as two vectors
 // per row of the micro-tile (4 x 4 doubles with SSE2, 8 x 16 with AVX-512); a kc x nr micro-panel
 // of B stays in L1 while the packed mc x kc block of A (128-512 KiB) streams from L2 and the
 // kc x nc block of B (up to 1 MiB) sits in L2/L3.
-template <class ExecutionSpace, class T, bool host = is_host_space_v<ExecutionSpace>>
+template <class ExecutionSpace, class T,
+          launch_shape Shape = default_launch_shape_v<ExecutionSpace>>
 struct gemm_tiling {
   static constexpr int lanes = gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 0
                                    ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
                                    : 1;
   static constexpr int mr = gemm_host_vector_registers / 4;
   static constexpr int nr = 2 * lanes;
-  static constexpr int kc = 256;
+  static constexpr int kc = gemm_slice_depth<T>;
   static constexpr int mc = 128;
   static constexpr int nc = 512;
   static constexpr int team_size = 1;
   static constexpr int a_copies = gemm_host_a_copies<T>;
 };
 
-// GPUs: 256 threads per team, each owning one 4 x 4 micro-tile of a 64 x 64 block; both packed
-// slices together (16 KiB of doubles) fit the level-0 scratch (shared memory) Kokkos offers on
-// CUDA and HIP (40 KiB) with room for two teams per multiprocessor.
+// Device: 16 x 16 threads per team, each accumulating 4 x 4 elements of a 64 x 64 block of C;
+// the staged 16-deep slices of A and B (a padded row each, against shared-memory bank conflicts)
+// take 16.3 KiB of doubles, within the 48 KiB a CUDA block gets by default, and leave room for
+// several teams per multiprocessor.
 template <class ExecutionSpace, class T>
-struct gemm_tiling<ExecutionSpace, T, false> {
+struct gemm_tiling<ExecutionSpace, T, launch_shape::device> {
+  static constexpr int threads_per_side = 16;  // the team is a threads_per_side^2 grid
   static constexpr int mr = 4;
   static constexpr int nr = 4;
   static constexpr int kc = 16;
-  static constexpr int mc = 64;
-  static constexpr int nc = 64;
-  static constexpr int team_size = (mc / mr) * (nc / nr);
+  static constexpr int mc = threads_per_side * mr;
+  static constexpr int nc = threads_per_side * nr;
+  static constexpr int team_size = threads_per_side * threads_per_side;
   static constexpr int a_copies = 1;
+  static_assert(gemm_slice_depth<T> % kc == 0,
+                "ordo: the device shape's stages must tile the slices the host shape accumulates");
 };
 
 // Kokkos 3 takes the byte count of Kokkos::PerTeam as an int, Kokkos 4 as a size_t.
 using per_team_bytes_t = decltype(Kokkos::PerTeam(0).value);
 
-// One team per mc x nc block of C (league rank = block row * column_blocks + block column).
+// The host shape: one team per mc x nc block of C (league rank = block row * column_blocks +
+// block column).
 template <class ExecutionSpace, class AView, class BView, class CView>
-struct portable_gemm_kernel {
+struct portable_gemm_host_kernel {
   using value_type = typename CView::non_const_value_type;
-  using tiling = gemm_tiling<ExecutionSpace, value_type>;
+  using tiling = gemm_tiling<ExecutionSpace, value_type, launch_shape::host>;
   using member_type =
       typename Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>::member_type;
   using scratch_view = Kokkos::View<value_type*, typename ExecutionSpace::scratch_memory_space,
@@ -286,11 +312,175 @@ struct portable_gemm_kernel {
   }
 };
 
+// Whether a rank-2 View's first index walks its contiguous axis (LayoutLeft, or strides that
+// say so): neighbouring threads then take neighbouring rows.
+template <class View>
+bool first_index_is_contiguous(const View& v) {
+  if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+    return true;
+  } else if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>) {
+    return false;
+  } else {
+    return v.stride(0) < v.stride(1);
+  }
+}
+
+// The device shape: one team per mc x nc block of C, a grid of threads_per_side^2 threads.
+// Thread v of the grid has a fast coordinate v % threads_per_side and a slow one
+// v / threads_per_side; the fast one runs along C's contiguous axis, and the thread owns the
+// mr x nr elements (row0 + threads_per_side * ii, column0 + threads_per_side * jj).
+// A team smaller than the grid (host spaces offer one or a few threads per team) plays the grid
+// in turns, staging A and B again for each turn: slow, but the same code and the same bits, so
+// tests run this shape on the host.
+template <class ExecutionSpace, class AView, class BView, class CView>
+struct portable_gemm_device_kernel {
+  using value_type = typename CView::non_const_value_type;
+  using tiling = gemm_tiling<ExecutionSpace, value_type, launch_shape::device>;
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using scratch_view = Kokkos::View<value_type*, typename ExecutionSpace::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+
+  static constexpr int side = tiling::threads_per_side;
+  static constexpr int grid = side * side;
+  static constexpr int mr = tiling::mr;
+  static constexpr int nr = tiling::nr;
+  static constexpr int mc = tiling::mc;
+  static constexpr int nc = tiling::nc;
+  static constexpr int kc = tiling::kc;
+  static constexpr int slice = gemm_slice_depth<value_type>;
+  // Staged A is kc rows of mc (+1 padding), staged B kc rows of nc (+1): a thread walking k while
+  // its neighbours walk rows or columns then hits a different shared-memory bank.
+  static constexpr int a_stride = mc + 1;
+  static constexpr int b_stride = nc + 1;
+
+  AView a;
+  BView b;
+  CView c;
+  value_type alpha;
+  value_type beta;
+  std::int64_t m;
+  std::int64_t n;
+  std::int64_t k;  // 0 when alpha == 0: then A and B are not read, as in BLAS
+  std::int64_t column_blocks;
+  int scratch_level;
+  bool a_rows_contiguous;     // A's row index is its fast axis (LayoutLeft-like)
+  bool b_rows_contiguous;     // B's row index is its fast axis (LayoutLeft-like)
+  bool c_columns_contiguous;  // C's column index is its fast axis (LayoutRight-like)
+
+  static std::size_t scratch_bytes() {
+    return scratch_view::shmem_size(static_cast<std::size_t>(kc) * a_stride) +
+           scratch_view::shmem_size(static_cast<std::size_t>(kc) * b_stride);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::int64_t smaller(std::int64_t x, std::int64_t y) {
+    return x < y ? x : y;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const std::int64_t block = team.league_rank();
+    const std::int64_t i0 = block / column_blocks * mc;
+    const std::int64_t j0 = block % column_blocks * nc;
+    const int mb = static_cast<int>(smaller(mc, m - i0));
+    const int nb = static_cast<int>(smaller(nc, n - j0));
+    const scratch_view a_staged(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(kc) * a_stride);
+    const scratch_view b_staged(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(kc) * b_stride);
+
+    for (int turn = 0; turn < grid; turn += team.team_size()) {
+      const int v = turn + team.team_rank();
+      const bool playing = v < grid;
+      const int fast = v % side;
+      const int slow = v / side;
+      const int row0 = c_columns_contiguous ? slow : fast;
+      const int column0 = c_columns_contiguous ? fast : slow;
+      // k == 0 still runs one (empty) slice so that C = beta * C is written.
+      for (std::int64_t p0 = 0; p0 < k || p0 == 0; p0 += slice) {
+        const int depth = static_cast<int>(smaller(slice, k - p0));
+        value_type acc[mr][nr] = {};
+        for (int q0 = 0; q0 < depth; q0 += kc) {
+          const int kb = depth - q0 < kc ? depth - q0 : kc;
+          team.team_barrier();  // the previous stage has been read
+          stage(team, i0, j0, mb, nb, p0 + q0, kb, a_staged.data(), b_staged.data());
+          team.team_barrier();
+          if (playing) {
+            for (int p = 0; p < kb; ++p) {
+              const value_type* a_p = a_staged.data() + p * a_stride + row0;
+              const value_type* b_p = b_staged.data() + p * b_stride + column0;
+              ORDO_IMPL_UNROLL
+              for (int ii = 0; ii < mr; ++ii) {
+                const value_type a_value = a_p[side * ii];
+                ORDO_IMPL_UNROLL
+                for (int jj = 0; jj < nr; ++jj) {
+                  const auto product = static_cast<value_type>(a_value * b_p[side * jj]);
+                  acc[ii][jj] = static_cast<value_type>(acc[ii][jj] + product);
+                }
+              }
+            }
+          }
+        }
+        if (playing) store(i0, j0, mb, nb, row0, column0, acc, p0 == 0);
+      }
+    }
+  }
+
+  // A(i0 + i, q + p) -> a_staged[p * a_stride + i] and B(q + p, j0 + j) -> b_staged[p * b_stride
+  // + j], zeros outside the matrices; consecutive threads take consecutive elements of each
+  // operand's contiguous axis.
+  KOKKOS_INLINE_FUNCTION void stage(const member_type& team, const std::int64_t i0,
+                                    const std::int64_t j0, const int mb, const int nb,
+                                    const std::int64_t q, const int kb, value_type* a_staged,
+                                    value_type* b_staged) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mc * kc), [&](const int e) {
+      const int i = a_rows_contiguous ? e % mc : e / kc;
+      const int p = a_rows_contiguous ? e / mc : e % kc;
+      a_staged[p * a_stride + i] =
+          i < mb && p < kb ? static_cast<value_type>(a(i0 + i, q + p)) : value_type(0);
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kc * nc), [&](const int e) {
+      const int j = b_rows_contiguous ? e / kc : e % nc;
+      const int p = b_rows_contiguous ? e % kc : e / nc;
+      b_staged[p * b_stride + j] =
+          j < nb && p < kb ? static_cast<value_type>(b(q + p, j0 + j)) : value_type(0);
+    });
+  }
+
+  // C = alpha * acc + beta * C on the first slice, C + alpha * acc after it: the host shape's
+  // expressions, element by element.
+  KOKKOS_INLINE_FUNCTION void store(const std::int64_t i0, const std::int64_t j0, const int mb,
+                                    const int nb, const int row0, const int column0,
+                                    const value_type (&acc)[mr][nr], const bool first_slice) const {
+    ORDO_IMPL_UNROLL
+    for (int ii = 0; ii < mr; ++ii) {
+      const int row = row0 + side * ii;
+      if (row >= mb) continue;
+      ORDO_IMPL_UNROLL
+      for (int jj = 0; jj < nr; ++jj) {
+        const int column = column0 + side * jj;
+        if (column >= nb) continue;
+        value_type& cij = c(i0 + row, j0 + column);
+        if (!first_slice) {
+          cij = static_cast<value_type>(cij + alpha * acc[ii][jj]);
+        } else if (k == 0) {
+          // Nothing to add: C = beta * C, and BLAS writes zeros (does not read C) when beta == 0.
+          cij = beta == value_type(0) ? value_type(0) : static_cast<value_type>(beta * cij);
+        } else if (beta == value_type(0)) {
+          cij = static_cast<value_type>(alpha * acc[ii][jj]);
+        } else {
+          cij = static_cast<value_type>(beta * cij + alpha * acc[ii][jj]);
+        }
+      }
+    }
+  }
+};
+
 // C = alpha * A * B + beta * C. A (m x k), B (k x n), C (m x n) are rank-2 Kokkos::Views whose
 // memory ExecutionSpace can access, of any layout, value type any arithmetic type. When
 // beta == 0, C is not read; when alpha == 0 or k == 0, A and B are not read (BLAS semantics).
 // Asynchronous on `space`. Preconditions (extents conform) are checked by the caller.
-template <class ExecutionSpace, class AView, class BView, class CView>
+// portable_gemm<Shape>(...) runs the given launch shape on any space (tests run the device shape
+// on the host); portable_gemm(...) the one made for the space.
+template <launch_shape Shape, class ExecutionSpace, class AView, class BView, class CView>
 void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha,
                    const AView& a, const BView& b, typename CView::non_const_value_type beta,
                    const CView& c) {
@@ -304,43 +494,80 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires an arithmetic "
                 "value type other than bool");
   using value_type = typename CView::non_const_value_type;
-  using kernel = portable_gemm_kernel<ExecutionSpace, AView, BView, CView>;
 
   const auto m = static_cast<std::int64_t>(c.extent(0));
   const auto n = static_cast<std::int64_t>(c.extent(1));
   const auto k = alpha == value_type(0) ? std::int64_t{0} : static_cast<std::int64_t>(a.extent(1));
   if (m == 0 || n == 0 || (k == 0 && beta == value_type(1))) return;
 
-  const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
-  // Host threads take blocks dynamically; a small C is cut into narrower column blocks so that
-  // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
-  // compile-time sizes, the narrower width only leaves part of the packed B unused).
-  int block_columns = kernel::nc;
-  if constexpr (is_host_space_v<ExecutionSpace>) {
+  if constexpr (Shape == launch_shape::device) {
+    using kernel = portable_gemm_device_kernel<ExecutionSpace, AView, BView, CView>;
+    using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
+    const std::int64_t column_blocks = (n + kernel::nc - 1) / kernel::nc;
+    const std::int64_t blocks = (m + kernel::mc - 1) / kernel::mc * column_blocks;
+    const std::size_t bytes = kernel::scratch_bytes();
+    const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
+    const kernel functor{a,
+                         b,
+                         c,
+                         alpha,
+                         beta,
+                         m,
+                         n,
+                         k,
+                         column_blocks,
+                         level,
+                         first_index_is_contiguous(a),
+                         first_index_is_contiguous(b),
+                         !first_index_is_contiguous(c)};
+    const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
+    const int team_size_max = policy_type(space, static_cast<int>(blocks), 1)
+                                  .set_scratch_size(level, scratch)
+                                  .team_size_max(functor, Kokkos::ParallelForTag());
+    const int team_size =
+        kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
+    Kokkos::parallel_for(
+        "ordo::portable_gemm",
+        policy_type(space, static_cast<int>(blocks), team_size).set_scratch_size(level, scratch),
+        functor);
+  } else {
+    using kernel = portable_gemm_host_kernel<ExecutionSpace, AView, BView, CView>;
+    const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
+    // Host threads take blocks dynamically; a small C is cut into narrower column blocks so that
+    // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
+    // compile-time sizes, the narrower width only leaves part of the packed B unused).
+    int block_columns = kernel::nc;
     const std::int64_t wanted_blocks = 4 * static_cast<std::int64_t>(space.concurrency());
     while (block_columns > 4 * kernel::nr && block_columns % (2 * kernel::nr) == 0 &&
            row_blocks * ((n + block_columns - 1) / block_columns) < wanted_blocks) {
       block_columns /= 2;
     }
+    const std::int64_t column_blocks = (n + block_columns - 1) / block_columns;
+    const std::size_t bytes = kernel::scratch_bytes();
+    using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+    // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
+    // limit but back both levels with the same memory, so large host tiles use level 1.
+    const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
+    const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, block_columns, level};
+    const int league_size = static_cast<int>(row_blocks * column_blocks);
+    const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
+    // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
+    const int team_size_max = policy_type(space, league_size, 1)
+                                  .set_scratch_size(level, scratch)
+                                  .team_size_max(functor, Kokkos::ParallelForTag());
+    const int team_size =
+        kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
+    const policy_type policy =
+        policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
+    Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
   }
-  const std::int64_t column_blocks = (n + block_columns - 1) / block_columns;
-  const std::size_t bytes = kernel::scratch_bytes();
-  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
-  // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
-  // limit but back both levels with the same memory, so large host tiles use level 1.
-  const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
-  const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, block_columns, level};
-  const int league_size = static_cast<int>(row_blocks * column_blocks);
-  const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
-  // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
-  const int team_size_max = policy_type(space, league_size, 1)
-                                .set_scratch_size(level, scratch)
-                                .team_size_max(functor, Kokkos::ParallelForTag());
-  const int team_size =
-      kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
-  const policy_type policy =
-      policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
-  Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
+}
+
+template <class ExecutionSpace, class AView, class BView, class CView>
+void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha,
+                   const AView& a, const BView& b, typename CView::non_const_value_type beta,
+                   const CView& c) {
+  portable_gemm<default_launch_shape_v<ExecutionSpace>>(space, alpha, a, b, beta, c);
 }
 
 }  // namespace ordo::detail
