@@ -54,9 +54,15 @@ endif()
 
 # cuBLAS serves Kokkos::Cuda when Kokkos was built with CUDA.
 set(ORDO_HAS_CUBLAS OFF)
+set(ORDO_KOKKOS_CUDA OFF)
 if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST Kokkos_DEVICES)
+  set(ORDO_KOKKOS_CUDA ON)
   find_package(CUDAToolkit QUIET)
   if(TARGET CUDA::cublas)
     set(ORDO_HAS_CUBLAS ON)
+    message(STATUS "ordo: cuBLAS ${CUDAToolkit_VERSION} serves Kokkos::Cuda GEMMs")
+  else()
+    message(WARNING "ordo: Kokkos enables CUDA but CMake found no CUDA toolkit with cuBLAS; Kokkos::Cuda GEMMs use "
+                    "ordo's portable kernel. Put nvcc on PATH or pass -DCUDAToolkit_ROOT=<CUDA prefix>.")
   endif()
 endif()

@@ -242,17 +242,71 @@ TEST_CASE_TEMPLATE_DEFINE("exact sums are bitwise identical under permutation an
             acc.add(view(i));
             acc.normalize();
           },
-          ordo::reducers::exact<float, ExecutionSpace>(part));
+          ordo::reducers::exact<float>(part));
       parts.push_back(part);
     }
     std::shuffle(parts.begin(), parts.end(), rng);
     ordo::detail::exact_accumulator<float> total;
     for (const auto& p : parts) total.merge(p);
-    CHECK(std::bit_cast<std::uint32_t>(ordo::reducers::exact<float, ExecutionSpace>::result(total)) ==
+    CHECK(std::bit_cast<std::uint32_t>(ordo::reducers::exact<float>::result(total)) ==
           std::bit_cast<std::uint32_t>(reference));
   }
 }
 ORDO_TEST_ALL_SPACES(reproducible_id);
+
+namespace {
+
+template <class T>
+auto bits_of(T x) {
+  return std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(x);
+}
+
+// The exact sum through both launch shapes (docs/gpu.md): the same accumulator bits, hence the
+// same rounded sum and mean, and both correctly rounded against the big-integer oracle.
+template <class T, class ExecutionSpace>
+void check_shapes_agree(const std::vector<T>& values) {
+  CAPTURE(values.size());
+  const auto view = to_view<T, ExecutionSpace>(values);
+  const auto host = ordo::detail::reduce_view<T>(ExecutionSpace(), view, ordo::summation::exact,
+                                                 ordo::detail::launch_shape::host);
+  const auto device = ordo::detail::reduce_view<T>(ExecutionSpace(), view, ordo::summation::exact,
+                                                   ordo::detail::launch_shape::device);
+  auto a = host, b = device;
+  a.normalize();
+  b.normalize();
+  CHECK(a.flags == b.flags);
+  for (int i = 0; i < a.chunk_count; ++i) CHECK(a.chunk[i] == b.chunk[i]);
+  const T s = ordo::detail::finish_sum<T, ordo::summation::exact_t>(device);
+  CHECK(bits_of(s) == bits_of(ordo::detail::finish_sum<T, ordo::summation::exact_t>(host)));
+  if (!values.empty()) {
+    const T m = ordo::detail::round_exact_mean<T>(device, values.size());
+    CHECK(bits_of(m) == bits_of(ordo::detail::round_exact_mean<T>(host, values.size())));
+    if (std::isfinite(s)) CHECK(ordo_test::is_correctly_rounded(s, ordo_test::exact_sum(values)));
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("the exact sum's device shape gives the host shape's bits", ExecutionSpace, shapes_id) {
+  for (const auto& set : float_data_sets()) {
+    CAPTURE(set.name);
+    check_shapes_agree<float, ExecutionSpace>(set.values);
+    check_shapes_agree<double, ExecutionSpace>(std::vector<double>(set.values.begin(), set.values.end()));
+  }
+  // Sizes around the device shape's threads: empty, fewer than one thread's share, not a
+  // multiple, and past the thread cap (each thread then adds more than its minimum share).
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> d(0.0, 1.0);
+  const std::size_t cap = static_cast<std::size_t>(ordo::detail::device_exact_max_threads *
+                                                    ordo::detail::device_exact_elements_per_thread);
+  const std::vector<std::size_t> sizes{0, 1, 31, 33, 4097, cap + 12345};
+  for (const std::size_t n : sizes) {
+    std::vector<double> values(n);
+    for (auto& x : values) x = d(rng) * std::ldexp(1.0, static_cast<int>(rng() % 200) - 100);
+    check_shapes_agree<double, ExecutionSpace>(values);
+  }
+}
+ORDO_TEST_ALL_SPACES(shapes_id);
 
 namespace {
 
@@ -290,10 +344,10 @@ void check_pairwise_separates_from_naive() {
   Kokkos::parallel_reduce(
       Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, n),
       KOKKOS_LAMBDA(std::size_t i, ordo::detail::pairwise_counter<T>& acc) {
-        ordo::reducers::pairwise<T, ExecutionSpace>::add(acc, view(i));
+        ordo::reducers::pairwise<T>::add(acc, view(i));
       },
-      ordo::reducers::pairwise<T, ExecutionSpace>(p));
-  const T pairwise = ordo::reducers::pairwise<T, ExecutionSpace>::result(p);
+      ordo::reducers::pairwise<T>(p));
+  const T pairwise = ordo::reducers::pairwise<T>::result(p);
   CAPTURE(static_cast<double>(bound));
   CHECK(error_against(pairwise, exact) <= bound);
   // The sum policy on the same data (128-element leaves, then a counter of leaves).
@@ -307,8 +361,8 @@ void check_pairwise_separates_from_naive() {
   T threads_naive = T(0);
   Kokkos::parallel_reduce(
       Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, n),
-      KOKKOS_LAMBDA(std::size_t i, T& acc) { ordo::reducers::naive<T, ExecutionSpace>::add(acc, view(i)); },
-      ordo::reducers::naive<T, ExecutionSpace>(threads_naive));
+      KOKKOS_LAMBDA(std::size_t i, T& acc) { ordo::reducers::naive<T>::add(acc, view(i)); },
+      ordo::reducers::naive<T>(threads_naive));
   if (ExecutionSpace().concurrency() <= 8) CHECK(error_against(threads_naive, exact) > bound);
 }
 
@@ -320,9 +374,9 @@ TEST_CASE_TEMPLATE_DEFINE("the reducers work inside users' parallel_reduce" * do
   ordo::detail::compensated<double> k{};
   Kokkos::parallel_reduce(
       Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, values.size()),
-      KOKKOS_LAMBDA(std::size_t i, ordo::detail::compensated<double>& acc) { ordo::reducers::neumaier<double, ExecutionSpace>::add(acc, view(i)); },
-      ordo::reducers::neumaier<double, ExecutionSpace>(k));
-  CHECK(ordo::reducers::neumaier<double, ExecutionSpace>::result(k) == 4.0);
+      KOKKOS_LAMBDA(std::size_t i, ordo::detail::compensated<double>& acc) { ordo::reducers::neumaier<double>::add(acc, view(i)); },
+      ordo::reducers::neumaier<double>(k));
+  CHECK(ordo::reducers::neumaier<double>::result(k) == 4.0);
   check_pairwise_separates_from_naive<float, ExecutionSpace>();
   check_pairwise_separates_from_naive<double, ExecutionSpace>();
 }
@@ -333,7 +387,7 @@ TEST_CASE("the exact sum is the same bits for every thread count this process ru
   // the bits against the exact oracle, so all runs agree with each other.
   const char* expected = std::getenv("ORDO_TEST_THREADS");
   REQUIRE(expected != nullptr);
-  CHECK(Kokkos::DefaultExecutionSpace().concurrency() == std::atoi(expected));
+  CHECK(Kokkos::DefaultHostExecutionSpace().concurrency() == std::atoi(expected));
   std::mt19937_64 rng(11);
   std::vector<float> values(1 << 20);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);

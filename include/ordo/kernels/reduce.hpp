@@ -13,6 +13,7 @@
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/exact_blocks.hpp>
 #include <ordo/kernels/detail/exact_rounding.hpp>
+#include <ordo/kernels/detail/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -130,7 +131,9 @@ KOKKOS_INLINE_FUNCTION void kahan_add(compensated<T>& c, T x) {
   compensated_step<summation::kahan_t>(c.sum, c.compensation, x);
 }
 
-// The common shape of ordo's reducers (the Kokkos reducer concept, 3.4 and 4.x).
+// The common shape of ordo's reducers (the Kokkos reducer concept, 3.4 and 4.x). Space is where
+// the result lives, as in Kokkos::Sum<T, Space>: the host by default, so that a reduction on a
+// GPU writes its result to the host variable it was given.
 template <class Derived, class Value, class Space>
 class reducer_base {
  public:
@@ -151,7 +154,7 @@ class reducer_base {
 namespace reducers {
 
 // Plain sum in T.
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
+template <class T, class Space = Kokkos::HostSpace>
 struct naive : detail::reducer_base<naive<T, Space>, T, Space> {
   using reducer = naive;
   using detail::reducer_base<naive<T, Space>, T, Space>::reducer_base;
@@ -166,7 +169,7 @@ struct naive : detail::reducer_base<naive<T, Space>, T, Space> {
 };
 
 // Kahan summation per thread; partial results joined with a compensated addition.
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
+template <class T, class Space = Kokkos::HostSpace>
 struct kahan : detail::reducer_base<kahan<T, Space>, detail::compensated<T>, Space> {
   using reducer = kahan;
   using value_type = detail::compensated<T>;
@@ -190,7 +193,7 @@ struct kahan : detail::reducer_base<kahan<T, Space>, detail::compensated<T>, Spa
 };
 
 // Neumaier summation per thread; partial results joined with a compensated addition.
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
+template <class T, class Space = Kokkos::HostSpace>
 struct neumaier : detail::reducer_base<neumaier<T, Space>, detail::compensated<T>, Space> {
   using reducer = neumaier;
   using value_type = detail::compensated<T>;
@@ -214,7 +217,7 @@ struct neumaier : detail::reducer_base<neumaier<T, Space>, detail::compensated<T
 };
 
 // Pairwise: each added value is one leaf; counters merge digit by digit.
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
+template <class T, class Space = Kokkos::HostSpace>
 struct pairwise : detail::reducer_base<pairwise<T, Space>, detail::pairwise_counter<T>, Space> {
   using reducer = pairwise;
   using value_type = detail::pairwise_counter<T>;
@@ -246,7 +249,7 @@ struct pairwise : detail::reducer_base<pairwise<T, Space>, detail::pairwise_coun
 
 // Exact: a superaccumulator per thread, merged exactly. T is the input type (float or double);
 // round with result<Out>() on the host.
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
+template <class T, class Space = Kokkos::HostSpace>
 struct exact : detail::reducer_base<exact<T, Space>, detail::exact_accumulator<T>, Space> {
   using reducer = exact;
   using value_type = detail::exact_accumulator<T>;
@@ -313,7 +316,7 @@ template <class Policy, class Acc, class View>
 struct block_sum_functor {
   // Not named value_type: Kokkos would take that for the reduction's value type.
   using element_type = typename View::non_const_value_type;
-  using reducer_type = typename reducer_for<Policy, element_type, Acc, typename View::execution_space>::type;
+  using reducer_type = typename reducer_for<Policy, element_type, Acc, Kokkos::HostSpace>::type;
   using accumulator = typename reducer_type::value_type;
   View x;
   std::int64_t n;
@@ -405,8 +408,39 @@ struct block_sum_functor {
 #endif
 };
 
+// The exact sum's device shape: iteration t of T adds elements t, t + T, t + 2T, ... one by
+// one, so that neighbouring threads read neighbouring elements (coalesced) and a million floats
+// keep thousands of threads busy. Each thread's superaccumulator is normalized before the
+// reduction merges it, and merging is exact, so the result has the host shape's bits.
+template <class View>
+struct strided_exact_functor {
+  using element_type = typename View::non_const_value_type;
+  using accumulator = exact_accumulator<compute_type_t<element_type>>;
+  View x;
+  std::int64_t n;
+  std::int64_t stride;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, accumulator& acc) const {
+    std::int64_t adds = 0;
+    for (std::int64_t i = t; i < n; i += stride) {
+      acc.add(to_compute(x(i)));
+      if (++adds == accumulator::adds_between_normalizations) {
+        acc.normalize();
+        adds = 0;
+      }
+    }
+    acc.normalize();
+  }
+};
+
+// Elements per thread in the exact sum's device shape, and its cap on threads: 132 SMs of an
+// H100 hold 2048 threads each, but a superaccumulator is 44 (float) or 272 (double) words, so
+// fewer, longer-lived threads keep it in cache.
+inline constexpr std::int64_t device_exact_elements_per_thread = 32;
+inline constexpr std::int64_t device_exact_max_threads = std::int64_t{1} << 16;
+
 template <class Out, class Space, class View, class Policy>
-auto reduce_view(const Space& space, const View& x, Policy) {
+auto reduce_view(const Space& space, const View& x, Policy, launch_shape shape = default_launch_shape_v<Space>) {
   using value_type = typename View::non_const_value_type;
   static_assert(View::rank == 1, "ordo::sum/mean(x) requires a rank-1 View");
   static_assert(floating_storage<value_type>,
@@ -418,6 +452,19 @@ auto reduce_view(const Space& space, const View& x, Policy) {
   using reducer_type = typename functor::reducer_type;
   typename reducer_type::value_type value;
   const std::int64_t n = static_cast<std::int64_t>(x.extent(0));
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    if (shape == launch_shape::device) {
+      std::int64_t threads = (n + device_exact_elements_per_thread - 1) / device_exact_elements_per_thread;
+      if (threads > device_exact_max_threads) threads = device_exact_max_threads;
+      Kokkos::parallel_reduce("ordo::sum",
+                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
+                              strided_exact_functor<View>{x, n, threads > 0 ? threads : 1}, reducer_type(value));
+      space.fence();
+      return value;
+    }
+  }
+  // The other policies' results depend on how the input is cut; both shapes use the same blocks,
+  // so that they agree everywhere.
   const std::int64_t blocks = (n + reduction_block - 1) / reduction_block;
   Kokkos::parallel_reduce("ordo::sum", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, blocks),
                           functor{x, n}, reducer_type(value));
