@@ -2,12 +2,14 @@
 
 #include "support/execution_spaces.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "support/cpu_requirements.hpp"
@@ -38,6 +40,7 @@ std::vector<std::uint8_t> reference_mask(std::array<std::size_t, 3> n, std::arra
 
 template <class View>
 std::vector<std::uint8_t> to_host(const View& v) {
+  // x, y, z order (row-major) whatever the View's layout.
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   std::vector<std::uint8_t> out(v.extent(0) * v.extent(1) * v.extent(2));
   for (std::size_t x = 0; x < v.extent(0); ++x) {
@@ -99,6 +102,77 @@ std::vector<mask_case> mask_cases() {
     const double r = std::sqrt(sum);
     c.radius = i % 3 == 0 ? r : std::nextafter(r, i % 3 == 1 ? 0.0 : 1e9);
     cases.push_back(c);
+  }
+  return cases;
+}
+
+// Calls f(view, name) with five outputs of an n grid in ExecutionSpace's memory, each holding 7
+// before: LayoutRight, LayoutLeft (what users get by default on hosts and on CUDA), and strided
+// (LayoutStride) Views whose fastest axis is z, x and y. Afterwards the memory around the strided ones must still
+// hold 7: a mask writes inside its View only.
+template <class ExecutionSpace, class F>
+void for_each_output(const std::array<std::size_t, 3>& n, F&& f) {
+  using memory = typename ExecutionSpace::memory_space;
+  using pair = Kokkos::pair<std::size_t, std::size_t>;
+  const auto untouched = [](const auto& v, std::size_t expected_sevens) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    std::size_t sevens = 0;
+    for (std::size_t e = 0; e < h.extent(0); ++e) sevens += h(e) == 7;
+    return sevens == expected_sevens;
+  };
+  {
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory> right("right", n[0], n[1], n[2]);
+    f(right, "LayoutRight");
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutLeft, memory> left("left", n[0], n[1], n[2]);
+    f(left, "LayoutLeft");
+  }
+  const std::size_t size = n[0] * n[1] * n[2];
+  {
+    // The upper half of the last axis of a LayoutRight View: z fastest, stride 1, rows 2 nz apart.
+    Kokkos::View<std::uint8_t*, memory> buffer("buffer", 2 * size);
+    Kokkos::deep_copy(buffer, 7);
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory, Kokkos::MemoryUnmanaged> big(buffer.data(), n[0], n[1],
+                                                                                             2 * n[2]);
+    const auto z_fastest = Kokkos::subview(big, Kokkos::ALL, Kokkos::ALL, pair(n[2], 2 * n[2]));
+    static_assert(std::is_same_v<typename decltype(z_fastest)::array_layout, Kokkos::LayoutStride>);
+    f(z_fastest, "strided, z fastest");
+    CHECK(untouched(buffer, size));
+  }
+  {
+    // x fastest, then y, then z, with a gap of 2 bytes after every x row.
+    const std::size_t row = n[0] + 2;
+    Kokkos::View<std::uint8_t*, memory> buffer("buffer", row * n[1] * n[2]);
+    Kokkos::deep_copy(buffer, 7);
+    const Kokkos::View<std::uint8_t***, Kokkos::LayoutStride, memory, Kokkos::MemoryUnmanaged> x_fastest(
+        buffer.data(), Kokkos::LayoutStride(n[0], 1, n[1], row, n[2], row * n[1]));
+    f(x_fastest, "strided, x fastest");
+    CHECK(untouched(buffer, row * n[1] * n[2] - size));
+  }
+  {
+    // y fastest, then x, then z, with a gap of 3 bytes after every y row.
+    const std::size_t row = n[1] + 3;
+    Kokkos::View<std::uint8_t*, memory> buffer("buffer", row * n[0] * n[2]);
+    Kokkos::deep_copy(buffer, 7);
+    const Kokkos::View<std::uint8_t***, Kokkos::LayoutStride, memory, Kokkos::MemoryUnmanaged> y_fastest(
+        buffer.data(), Kokkos::LayoutStride(n[0], row, n[1], 1, n[2], row * n[0]));
+    f(y_fastest, "strided, y fastest");
+    CHECK(untouched(buffer, row * n[0] * n[2] - size));
+  }
+}
+
+// Grids of odd shapes, flat ones and lines along each axis, for the launch-shape comparison.
+std::vector<mask_case> odd_grid_cases() {
+  std::vector<mask_case> cases;
+  const std::array<std::size_t, 3> grids[] = {{1, 1, 7},   {7, 1, 1},    {1, 7, 1},     {3, 5, 7},
+                                              {17, 1, 33}, {31, 29, 37}, {64, 3, 65},   {2, 100, 3},
+                                              {33, 2, 2},  {1, 1, 1},    {40, 40, 1},   {5, 64, 64}};
+  for (const auto& n : grids) {
+    const std::array<double, 3> middle{static_cast<double>(n[0]) / 2, static_cast<double>(n[1]) / 2,
+                                       static_cast<double>(n[2]) / 2};
+    const double largest = static_cast<double>(std::max({n[0], n[1], n[2]}));
+    cases.push_back({n, middle, largest / 3});
+    cases.push_back({n, {middle[0] - 0.3, middle[1] + 0.7, middle[2] - 1.1}, largest / 2 + 0.25});
+    cases.push_back({n, {0, 0, 0}, std::sqrt(static_cast<double>(n[0] * n[0] / 4 + n[2] * n[2] / 4))});
   }
   return cases;
 }
@@ -166,3 +240,83 @@ TEST_CASE_TEMPLATE_DEFINE("ordo::mask evaluates any predicate once per voxel", E
   CHECK(inside > 0);
 }
 ORDO_TEST_ALL_SPACES(predicate_id);
+
+TEST_CASE_TEMPLATE_DEFINE("both launch shapes of the sphere mask give the reference's bits in every output layout",
+                          ExecutionSpace, shapes_id) {
+  using ordo::detail::launch_shape;
+  std::vector<mask_case> cases = mask_cases();
+  const std::vector<mask_case> odd = odd_grid_cases();
+  cases.insert(cases.end(), odd.begin(), odd.end());
+  for (const auto& c : cases) {
+    const auto expected = reference_mask(c.n, c.center, c.radius);
+    const ordo::detail::sphere s = ordo::detail::make_sphere(c.center, c.radius, "test");
+    for_each_output<ExecutionSpace>(c.n, [&](const auto& view, const char* layout) {
+      CAPTURE(layout);
+      CAPTURE(c.n[0]);
+      CAPTURE(c.n[1]);
+      CAPTURE(c.n[2]);
+      CAPTURE(c.radius);
+      const ExecutionSpace space;
+      Kokkos::deep_copy(view, 7);
+      ordo::detail::fill_sphere_mask<launch_shape::host>(space, view, s);
+      space.fence();
+      const auto host_shape = to_host(view);
+      Kokkos::deep_copy(view, 7);
+      ordo::detail::fill_sphere_mask<launch_shape::device>(space, view, s);
+      space.fence();
+      const auto device_shape = to_host(view);
+      CHECK(host_shape == expected);
+      CHECK(device_shape == expected);
+      CHECK(device_shape == host_shape);
+      // And through the public entry point, on this space.
+      Kokkos::deep_copy(view, 7);
+      ordo::fill_sphere_mask(space, view, c.center, c.radius);
+      CHECK(to_host(view) == expected);
+    });
+  }
+}
+ORDO_TEST_ALL_SPACES(shapes_id);
+
+namespace {
+
+// The device ids of the kernels named "ordo::fill_sphere_mask" launched while alive.
+class mask_launch_recorder {
+ public:
+  mask_launch_recorder() {
+    devices().clear();
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&on_begin);
+  }
+  ~mask_launch_recorder() { Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr); }
+  mask_launch_recorder(const mask_launch_recorder&) = delete;
+  mask_launch_recorder& operator=(const mask_launch_recorder&) = delete;
+  static std::vector<std::uint32_t>& devices() {
+    static std::vector<std::uint32_t> d;
+    return d;
+  }
+
+ private:
+  static void on_begin(const char* name, const std::uint32_t device, std::uint64_t* id) {
+    *id = 0;
+    if (std::string(name) == "ordo::fill_sphere_mask") devices().push_back(device);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("sphere masks run on the execution space they are given", ExecutionSpace, space_id) {
+  // A Serial mask in a build whose default host space is OpenMP used to run on OpenMP.
+  const ExecutionSpace space;
+  const std::uint32_t expected = Kokkos::Tools::Experimental::device_id(space);
+  std::vector<std::uint32_t> seen;
+  {
+    const mask_launch_recorder recorder;
+    const auto m = ordo::sphere_mask(space, {9, 8, 7}, {4, 4, 3}, 3.5);
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutLeft, typename ExecutionSpace::memory_space> left("left", 9, 8, 7);
+    ordo::fill_sphere_mask(space, left, {4, 4, 3}, 3.5);
+    CHECK(to_host(left) == to_host(m));
+    seen = mask_launch_recorder::devices();
+  }
+  CHECK(seen.size() == 2);
+  for (const std::uint32_t device : seen) CHECK(device == expected);
+}
+ORDO_TEST_ALL_SPACES(space_id);

@@ -4,6 +4,7 @@
 // 3-D masks on Kokkos (question 12 of the interview chapter):
 //   auto m = ordo::sphere_mask(space, {nx, ny, nz}, {cx, cy, cz}, radius);  // uint8_t, 1 inside
 //   ordo::fill_sphere_mask(view, {cx, cy, cz}, radius);                     // into a user's View
+//   ordo::fill_sphere_mask(space, view, {cx, cy, cz}, radius);              // ... on a given space
 //   auto g = ordo::mask(space, {nx, ny, nz}, KOKKOS_LAMBDA(double x, double y, double z) { ... });
 // Voxel (x, y, z) is inside the sphere exactly when sqrt((x-cx)^2 + (y-cy)^2 + (z-cz)^2) < radius
 // in double, the sum taken left to right, every operation rounded once: the original
@@ -11,6 +12,7 @@
 
 #include <ordo/core/config.hpp>
 #include <ordo/kernels/detail/kokkos_math.hpp>
+#include <ordo/kernels/detail/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -73,20 +75,20 @@ inline sphere make_sphere(const std::array<double, 3>& center, double radius, co
   return {center[0], center[1], center[2], inside_threshold(radius)};
 }
 
-// Writes one run of the mask along its contiguous axis, n voxels whose run coordinate c is
-// measured from cc; a and b are the offsets of the other two axes, in the reference's order
-// (for a run along z: (a^2 + b^2) + dc^2 with a = dx, b = dy; along x: (dc^2 + a^2) + b^2 with
-// a = dy, b = dz).
+// Writes one run of the mask along `axis`, n voxels; offset[] holds the offsets of the voxel's
+// other two coordinates from the center (offset[axis] is ignored) and cc the center's coordinate
+// along the run. The squared distance is always summed x, y, z, as the reference does.
 // Along the run the test is monotone in |c - cc|, so the inside voxels form one interval, found
 // from the square-root estimate and corrected with the exact test; every voxel is then written
 // once, 0 or 1.
 template <class Row>
-KOKKOS_INLINE_FUNCTION void write_run(const Row& row, std::int64_t n, double a, double b, double cc,
-                                      double threshold, bool run_is_x) {
+KOKKOS_INLINE_FUNCTION void write_run(const Row& row, std::int64_t n, const int axis, double dx, double dy,
+                                      double dz, double cc, double threshold) {
   const auto inside = [&](std::int64_t c) {
     const double dc = static_cast<double>(c) - cc;
-    return run_is_x ? squared_distance(dc, a, b) < threshold : squared_distance(a, b, dc) < threshold;
+    return squared_distance(axis == 0 ? dc : dx, axis == 1 ? dc : dy, axis == 2 ? dc : dz) < threshold;
   };
+  const double a = axis == 0 ? dy : dx, b = axis == 2 ? dy : dz;  // the other two offsets
   std::int64_t first = 0, last = -1;  // the inside interval [first, last]
   if (n > 0) {
     double nearest = cc < 0 ? 0.0 : (cc > static_cast<double>(n - 1) ? static_cast<double>(n - 1) : cc);
@@ -120,55 +122,138 @@ KOKKOS_INLINE_FUNCTION void write_run(const Row& row, std::int64_t n, double a, 
   }
 }
 
+// The axes of a rank-3 View from its slowest to its fastest in memory: LayoutRight (x, y, z),
+// LayoutLeft (z, y, x), a strided View by its strides (ties keep the LayoutRight order).
+struct axis_order {
+  int slow, middle, fast;
+};
+
+template <class View>
+axis_order memory_order(const View& v) {
+  if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+    return {2, 1, 0};
+  } else if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>) {
+    return {0, 1, 2};
+  } else {
+    int order[3] = {0, 1, 2};
+    for (int i = 1; i < 3; ++i) {  // insertion sort by decreasing stride, stable
+      for (int j = i; j > 0 && v.stride(static_cast<std::size_t>(order[j])) >
+                                   v.stride(static_cast<std::size_t>(order[j - 1]));
+           --j) {
+        const int t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+    }
+    return {order[0], order[1], order[2]};
+  }
+}
+
+// The device shape's kernel: voxel i of a flat range is (slow, middle, fast) in memory order.
+template <class Index, class ExecutionSpace, class View>
+void fill_sphere_mask_voxels(const ExecutionSpace& space, const View& mask, const sphere& s, const axis_order order,
+                             const std::int64_t n_slow, const std::int64_t n_middle, const std::int64_t n_fast) {
+  const Index middle = static_cast<Index>(n_middle), fast = static_cast<Index>(n_fast);
+  Kokkos::parallel_for(
+      "ordo::fill_sphere_mask",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0,
+                                                                    static_cast<Index>(n_slow * n_middle * n_fast)),
+      KOKKOS_LAMBDA(const Index i) {
+        const Index f = i % fast, rest = i / fast;
+        const Index md = rest % middle, sl = rest / middle;
+        const Index x = order.fast == 0 ? f : (order.middle == 0 ? md : sl);
+        const Index y = order.fast == 1 ? f : (order.middle == 1 ? md : sl);
+        const Index z = order.fast == 2 ? f : (order.middle == 2 ? md : sl);
+        const double d = squared_distance(static_cast<double>(x) - s.cx, static_cast<double>(y) - s.cy,
+                                          static_cast<double>(z) - s.cz);
+        mask(x, y, z) = d < s.threshold ? 1 : 0;
+      });
+}
+
+// The host shape: one run per thread along the fastest axis (long contiguous runs, filled at
+// memset speed). The device shape: one voxel per thread of a flat range whose fastest index is
+// the fastest axis, so that neighbouring threads store neighbouring bytes; each thread makes the
+// exact test the host shape's interval comes from, so the two agree bit for bit.
+template <launch_shape Shape, class ExecutionSpace, class View>
+void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const sphere& s) {
+  const std::int64_t extent[3] = {static_cast<std::int64_t>(mask.extent(0)), static_cast<std::int64_t>(mask.extent(1)),
+                                  static_cast<std::int64_t>(mask.extent(2))};
+  if (extent[0] == 0 || extent[1] == 0 || extent[2] == 0) return;
+  const axis_order order = memory_order(mask);
+  const std::int64_t n_slow = extent[order.slow], n_middle = extent[order.middle], n_fast = extent[order.fast];
+  if constexpr (Shape == launch_shape::host) {
+    Kokkos::parallel_for(
+        "ordo::fill_sphere_mask",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n_slow * n_middle),
+        KOKKOS_LAMBDA(std::int64_t run) {
+          std::int64_t at[3] = {0, 0, 0};
+          at[order.slow] = run / n_middle;
+          at[order.middle] = run % n_middle;
+          const double dx = static_cast<double>(at[0]) - s.cx, dy = static_cast<double>(at[1]) - s.cy,
+                       dz = static_cast<double>(at[2]) - s.cz;
+          const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
+          using layout = typename View::array_layout;
+          if constexpr (std::is_same_v<layout, Kokkos::LayoutLeft>) {
+            write_run(Kokkos::subview(mask, Kokkos::ALL, at[1], at[2]), n_fast, 0, dx, dy, dz, cc, s.threshold);
+          } else if constexpr (std::is_same_v<layout, Kokkos::LayoutRight>) {
+            write_run(Kokkos::subview(mask, at[0], at[1], Kokkos::ALL), n_fast, 2, dx, dy, dz, cc, s.threshold);
+          } else if (order.fast == 0) {
+            write_run(Kokkos::subview(mask, Kokkos::ALL, at[1], at[2]), n_fast, 0, dx, dy, dz, cc, s.threshold);
+          } else if (order.fast == 1) {
+            write_run(Kokkos::subview(mask, at[0], Kokkos::ALL, at[2]), n_fast, 1, dx, dy, dz, cc, s.threshold);
+          } else {
+            write_run(Kokkos::subview(mask, at[0], at[1], Kokkos::ALL), n_fast, 2, dx, dy, dz, cc, s.threshold);
+          }
+        });
+  } else {
+    // 32-bit index arithmetic where it suffices: a 64-bit division costs a GPU tens of instructions.
+    if (n_slow * n_middle * n_fast <= std::numeric_limits<std::int32_t>::max()) {
+      fill_sphere_mask_voxels<std::int32_t>(space, mask, s, order, n_slow, n_middle, n_fast);
+    } else {
+      fill_sphere_mask_voxels<std::int64_t>(space, mask, s, order, n_slow, n_middle, n_fast);
+    }
+  }
+}
+
 }  // namespace detail
 
 // Fills a rank-3 View of std::uint8_t (LayoutRight, LayoutLeft or strided) with the sphere mask,
-// on the View's execution space. NaN center or radius throws std::invalid_argument; radius <= 0
-// gives all zeros. Returns when done.
+// on `space` (by default the View's execution space), in the launch shape made for that space.
+// NaN center or radius throws std::invalid_argument; radius <= 0 gives all zeros. Returns when
+// done.
+template <class ExecutionSpace, class View>
+  requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
+void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const std::array<double, 3>& center,
+                      double radius) {
+  static_assert(View::rank == 3 && std::is_same_v<typename View::value_type, std::uint8_t>,
+                "ordo::fill_sphere_mask(space, view, center, radius) requires a rank-3 View of std::uint8_t");
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, typename View::memory_space>::accessible,
+                "ordo::fill_sphere_mask(space, view, center, radius) requires a View whose memory the "
+                "execution space can access");
+  const detail::sphere s = detail::make_sphere(center, radius, "ordo::fill_sphere_mask");
+  detail::fill_sphere_mask<detail::default_launch_shape_v<ExecutionSpace>>(space, mask, s);
+  space.fence();
+}
+
 template <class View>
   requires(Kokkos::is_view<View>::value)
 void fill_sphere_mask(const View& mask, const std::array<double, 3>& center, double radius) {
-  static_assert(View::rank == 3 && std::is_same_v<typename View::value_type, std::uint8_t>,
-                "ordo::fill_sphere_mask(view, center, radius) requires a rank-3 View of std::uint8_t");
-  using space = typename View::execution_space;
-  const detail::sphere s = detail::make_sphere(center, radius, "ordo::fill_sphere_mask");
-  const std::int64_t nx = static_cast<std::int64_t>(mask.extent(0));
-  const std::int64_t ny = static_cast<std::int64_t>(mask.extent(1));
-  const std::int64_t nz = static_cast<std::int64_t>(mask.extent(2));
-  if (nx == 0 || ny == 0 || nz == 0) return;
-  if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
-    // x is contiguous: one run per (y, z).
-    Kokkos::parallel_for(
-        "ordo::fill_sphere_mask", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
-        KOKKOS_LAMBDA(std::int64_t yz) {
-          const std::int64_t y = yz % ny, z = yz / ny;
-          const double dy = static_cast<double>(y) - s.cy, dz = static_cast<double>(z) - s.cz;
-          detail::write_run(Kokkos::subview(mask, Kokkos::ALL, y, z), nx, dy, dz, s.cx, s.threshold, true);
-        });
-  } else {
-    // z is contiguous (LayoutRight), or the layout is strided: one run per (x, y).
-    Kokkos::parallel_for(
-        "ordo::fill_sphere_mask", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, nx * ny),
-        KOKKOS_LAMBDA(std::int64_t xy) {
-          const std::int64_t x = xy / ny, y = xy % ny;
-          const double dx = static_cast<double>(x) - s.cx, dy = static_cast<double>(y) - s.cy;
-          detail::write_run(Kokkos::subview(mask, x, y, Kokkos::ALL), nz, dx, dy, s.cz, s.threshold, false);
-        });
-  }
-  space().fence();
+  fill_sphere_mask(typename View::execution_space(), mask, center, radius);
 }
 
-// A new nx x ny x nz mask (LayoutRight, 1 byte per voxel) of the sphere, in space's memory.
+// A new nx x ny x nz mask (LayoutRight, 1 byte per voxel) of the sphere, in space's memory,
+// filled on space.
 template <class ExecutionSpace>
   requires(Kokkos::is_execution_space<ExecutionSpace>::value)
 Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> sphere_mask(
-    const ExecutionSpace&, const std::array<std::size_t, 3>& extents, const std::array<double, 3>& center,
+    const ExecutionSpace& space, const std::array<std::size_t, 3>& extents, const std::array<double, 3>& center,
     double radius) {
-  (void)detail::make_sphere(center, radius, "ordo::sphere_mask");
+  const detail::sphere s = detail::make_sphere(center, radius, "ordo::sphere_mask");
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> m(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::sphere_mask")), extents[0], extents[1],
       extents[2]);
-  fill_sphere_mask(m, center, radius);  // writes every voxel once
+  detail::fill_sphere_mask<detail::default_launch_shape_v<ExecutionSpace>>(space, m, s);  // every voxel once
+  space.fence();
   return m;
 }
 
