@@ -2,6 +2,7 @@
 
 #include "support/execution_spaces.hpp"
 
+#include <array>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -15,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "support/cpu_requirements.hpp"
@@ -70,38 +73,68 @@ fixture read_fixture(const std::string& name) {
   return f;
 }
 
-template <class T, class Memory, std::size_t Rank>
+template <class T, class Memory, std::size_t Rank, class Layout = Kokkos::LayoutRight>
 struct nd_view;
-template <class T, class Memory>
-struct nd_view<T, Memory, 2> {
-  using type = Kokkos::View<T**, Kokkos::LayoutRight, Memory>;
+template <class T, class Memory, class Layout>
+struct nd_view<T, Memory, 2, Layout> {
+  using type = Kokkos::View<T**, Layout, Memory>;
 };
-template <class T, class Memory>
-struct nd_view<T, Memory, 3> {
-  using type = Kokkos::View<T***, Kokkos::LayoutRight, Memory>;
+template <class T, class Memory, class Layout>
+struct nd_view<T, Memory, 3, Layout> {
+  using type = Kokkos::View<T***, Layout, Memory>;
 };
-template <class T, class Memory>
-struct nd_view<T, Memory, 4> {
-  using type = Kokkos::View<T****, Kokkos::LayoutRight, Memory>;
+template <class T, class Memory, class Layout>
+struct nd_view<T, Memory, 4, Layout> {
+  using type = Kokkos::View<T****, Layout, Memory>;
 };
-template <class T, class Memory>
-struct nd_view<T, Memory, 5> {
-  using type = Kokkos::View<T*****, Kokkos::LayoutRight, Memory>;
+template <class T, class Memory, class Layout>
+struct nd_view<T, Memory, 5, Layout> {
+  using type = Kokkos::View<T*****, Layout, Memory>;
 };
 
+// LayoutStride Views are made dense with their axes in a mixed order: axis 0 fastest, then axis
+// 2, then axis 1 (for rank 2, LayoutLeft's order).
 template <class View>
 View make_view(const std::string& label, const std::vector<std::size_t>& s) {
-  if constexpr (View::rank == 2) return View(label, s[0], s[1]);
-  if constexpr (View::rank == 3) return View(label, s[0], s[1], s[2]);
-  if constexpr (View::rank == 4) return View(label, s[0], s[1], s[2], s[3]);
-  if constexpr (View::rank == 5) return View(label, s[0], s[1], s[2], s[3], s[4]);
+  if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutStride>) {
+    constexpr int rank = static_cast<int>(View::rank);
+    const int order[5] = {0, rank > 2 ? 2 : 1, 1, 3, 4};
+    std::size_t dims[5] = {};
+    for (int r = 0; r < rank; ++r) dims[r] = s[static_cast<std::size_t>(r)];
+    return View(label, Kokkos::LayoutStride::order_dimensions(rank, order, dims));
+  } else if constexpr (View::rank == 2) {
+    return View(label, s[0], s[1]);
+  } else if constexpr (View::rank == 3) {
+    return View(label, s[0], s[1], s[2]);
+  } else if constexpr (View::rank == 4) {
+    return View(label, s[0], s[1], s[2], s[3]);
+  } else {
+    return View(label, s[0], s[1], s[2], s[3], s[4]);
+  }
+}
+
+// f(k, element) for the elements of a host View in row-major order (k = 0, 1, ...), whatever
+// its layout: the tests' values are row-major like PyTorch's.
+template <class HostView, class F>
+void for_each_row_major(const HostView& h, F f) {
+  constexpr std::size_t rank = HostView::rank;
+  std::array<std::size_t, rank> index{};
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    std::size_t offset = 0;
+    for (std::size_t r = 0; r < rank; ++r) offset += index[r] * h.stride(r);
+    f(k, h.data()[offset]);
+    for (std::size_t r = rank; r-- > 0;) {
+      if (++index[r] < h.extent(r)) break;
+      index[r] = 0;
+    }
+  }
 }
 
 template <class View>
 void upload(const View& v, const std::vector<double>& values) {
   REQUIRE(values.size() == v.size());
   auto host = Kokkos::create_mirror_view(v);
-  for (std::size_t i = 0; i < values.size(); ++i) host.data()[i] = static_cast<typename View::value_type>(values[i]);
+  for_each_row_major(host, [&](std::size_t k, auto& e) { e = static_cast<typename View::non_const_value_type>(values[k]); });
   Kokkos::deep_copy(v, host);
 }
 
@@ -109,7 +142,7 @@ template <class View>
 std::vector<double> download(const View& v) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   std::vector<double> out(v.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(host.data()[i]);
+  for_each_row_major(host, [&](std::size_t k, const auto& e) { out[k] = static_cast<double>(e); });
   return out;
 }
 
@@ -303,15 +336,34 @@ TEST_CASE_TEMPLATE_DEFINE("bad input is refused with messages naming what is wro
   CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_bad),
                        "ordo::nn::batch_norm_forward_training: x has shape (5, 3) but y has shape (5, 4)",
                        std::invalid_argument);
-  // A padded row-major y (rows of 17 floats padded to 32 by Kokkos) is not contiguous.
-  vec g17("g17", 17), b17("b17", 17), rm17("rm17", 17), rv17("rv17", 17);
-  Kokkos::View<float**, Kokkos::LayoutRight, memory> x17("x17", 5, 17),
-      y_padded(Kokkos::view_alloc("y_padded", Kokkos::AllowPadding), 5, 17);
-  REQUIRE_FALSE(y_padded.span_is_contiguous());
-  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x17, g17, b17, rm17, rv17, y_padded),
-                       "ordo::nn::batch_norm_forward_training: y must be contiguous", std::invalid_argument);
-  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(y_padded, g17, b17, rm17, rv17, x17),
-                       "ordo::nn::batch_norm_forward_training: x must be contiguous", std::invalid_argument);
+  // Contiguous Views are read in place, so they must agree on their strides.
+  Kokkos::View<float**, Kokkos::LayoutLeft, memory> y_left("y_left", 5, 3), dx_left("dx_left", 5, 3);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_left),
+                       "ordo::nn::batch_norm_forward_training: y has shape (5, 3) and strides (1, 5) but x has strides "
+                       "(3, 1): contiguous x, y, dy and dx must have the same strides (copy one of them)",
+                       std::invalid_argument);
+  // An output whose elements overlap (strides (1, 1)) cannot be written.
+  const vec buffer("buffer", 7);
+  const Kokkos::View<float**, Kokkos::LayoutStride, memory> overlapping(buffer.data(), Kokkos::LayoutStride(5, 1, 3, 1));
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm, rv, overlapping),
+                       "ordo::nn::batch_norm_forward_inference: y has shape (5, 3) and strides (1, 1), whose elements "
+                       "overlap: an output must reach each element once",
+                       std::invalid_argument);
+  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y);
+  const vec dgamma("dgamma", 3), dbeta("dbeta", 3);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_backward(y, x, gamma, saved, dx_left, dgamma, dbeta),
+                       "ordo::nn::batch_norm_backward: dx has shape (5, 3) and strides (1, 5) but x has strides (3, 1)"
+                       ": contiguous x, y, dy and dx must have the same strides (copy one of them)",
+                       std::invalid_argument);
+  // A non-contiguous x sets no strides: dx's are the first dense ones, and x is staged in them;
+  // a dense dy with other strides is refused.
+  const auto x_padded = Kokkos::subview(Kokkos::View<float**, Kokkos::LayoutLeft, memory>("x_padded", 6, 3),
+                                        std::make_pair(0, 5), Kokkos::ALL);
+  REQUIRE_FALSE(x_padded.span_is_contiguous());
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_backward(y, x_padded, gamma, saved, dx_left, dgamma, dbeta),
+                       "ordo::nn::batch_norm_backward: dx has shape (5, 3) and strides (1, 5) but dy has strides (3, 1)"
+                       ": contiguous x, y, dy and dx must have the same strides (copy one of them)",
+                       std::invalid_argument);
   // Inference with one value per channel is fine (PyTorch too).
   CHECK_NOTHROW(ordo::nn::batch_norm_forward_inference(one, gamma, beta, rm, rv, one_y));
 }
@@ -372,11 +424,14 @@ struct step_results {
   std::vector<double> y, mean, invstd, running_mean, running_var, dx, dgamma, dbeta, y_inference;
 };
 
-template <class T, std::size_t Rank, class Space>
+using ordo::detail::launch_shape;
+
+template <class T, std::size_t Rank, class Space, class Layout = Kokkos::LayoutRight>
 step_results run_step(const batch_shape& s, const std::vector<double>& x_values, const std::vector<double>& dy_values,
-                      const std::vector<double>& gamma_values, const std::vector<double>& beta_values) {
+                      const std::vector<double>& gamma_values, const std::vector<double>& beta_values,
+                      launch_shape shape = ordo::detail::default_launch_shape_v<Space>) {
   using memory = typename Space::memory_space;
-  using view = typename nd_view<T, memory, Rank>::type;
+  using view = typename nd_view<T, memory, Rank, Layout>::type;
   using vec = Kokkos::View<T*, memory>;
   const std::size_t c = s.channels();
   const ordo::nn::batch_norm_options opt{.eps = 1e-5, .momentum = 0.25, .layout = s.layout};
@@ -389,9 +444,9 @@ step_results run_step(const batch_shape& s, const std::vector<double>& x_values,
   upload(beta, beta_values);
   Kokkos::deep_copy(rm, T(0.5));
   Kokkos::deep_copy(rv, T(2));
-  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y, opt);
-  ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, opt);
-  ordo::nn::batch_norm_forward_inference(x, gamma, beta, rm, rv, yi, opt);
+  const auto saved = ordo::nn::detail::forward_training(shape, x, gamma, beta, rm, rv, y, opt);
+  ordo::nn::detail::backward(shape, dy, x, gamma, saved, dx, dgamma, dbeta, opt);
+  ordo::nn::detail::forward_inference(shape, x, gamma, beta, rm, rv, yi, opt);
   return {download(y),  download(saved.mean), download(saved.invstd), download(rm),   download(rv),
           download(dx), download(dgamma),     download(dbeta),        download(yi)};
 }
@@ -458,13 +513,14 @@ random_batch make_batch(const batch_shape& s, std::uint64_t seed) {
   return b;
 }
 
-template <class T, class Space>
-step_results run_step_any_rank(const batch_shape& s, const random_batch& b) {
+template <class T, class Space, class Layout = Kokkos::LayoutRight>
+step_results run_step_any_rank(const batch_shape& s, const random_batch& b,
+                               launch_shape shape = ordo::detail::default_launch_shape_v<Space>) {
   switch (s.extents.size()) {
-    case 2: return run_step<T, 2, Space>(s, b.x, b.dy, b.gamma, b.beta);
-    case 3: return run_step<T, 3, Space>(s, b.x, b.dy, b.gamma, b.beta);
-    case 4: return run_step<T, 4, Space>(s, b.x, b.dy, b.gamma, b.beta);
-    default: return run_step<T, 5, Space>(s, b.x, b.dy, b.gamma, b.beta);
+    case 2: return run_step<T, 2, Space, Layout>(s, b.x, b.dy, b.gamma, b.beta, shape);
+    case 3: return run_step<T, 3, Space, Layout>(s, b.x, b.dy, b.gamma, b.beta, shape);
+    case 4: return run_step<T, 4, Space, Layout>(s, b.x, b.dy, b.gamma, b.beta, shape);
+    default: return run_step<T, 5, Space, Layout>(s, b.x, b.dy, b.gamma, b.beta, shape);
   }
 }
 
@@ -889,3 +945,179 @@ TEST_CASE_TEMPLATE_DEFINE("phases refuse statistics and sums that do not fit x",
                        std::invalid_argument);
 }
 ORDO_TEST_ALL_SPACES(phase_errors_id);
+
+TEST_CASE_TEMPLATE_DEFINE("LayoutLeft and LayoutStride Views give the long double reference's results", ExecutionSpace,
+                          layouts_id) {
+  // LayoutLeft is what a plain View gets on CUDA; the kernels read it as (outer, C, inner) blocks
+  // with its own strides (LayoutLeft NCHW: (H W, C, N)). The LayoutStride Views are dense in a
+  // mixed axis order (make_view).
+  std::uint64_t seed = 700;
+  for (const batch_shape& s : {batch_shape{{40, 6}, ordo::nn::channels_first},
+                               batch_shape{{5, 3, 7, 9}, ordo::nn::channels_first},
+                               batch_shape{{5, 7, 9, 3}, ordo::nn::channels_last},
+                               batch_shape{{3, 4, 30}, ordo::nn::channels_first},
+                               batch_shape{{2, 3, 2, 3, 70}, ordo::nn::channels_first},
+                               batch_shape{{2, 3, 2, 3, 70}, ordo::nn::channels_last}}) {
+    CAPTURE(s.size());
+    CAPTURE(s.extents.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
+    const step_results left = run_step_any_rank<double, ExecutionSpace, Kokkos::LayoutLeft>(s, b);
+    const step_results strided = run_step_any_rank<double, ExecutionSpace, Kokkos::LayoutStride>(s, b);
+    for (const step_results* got : {&left, &strided}) {
+      for (const auto& result : every_result) {
+        const std::string name = result.name;
+        CAPTURE(name);
+        CHECK(close((*got).*result.member, want.*result.member, 1e-12));
+      }
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(layouts_id);
+
+namespace {
+
+// A training step on non-contiguous Views: x, dy, y and dx are the channels [C, 2C) of Views of
+// 2C channels (rank 2 or 4, channels first or last), in Layout. Returns the results and whether
+// the other channels of y and dx kept their values.
+template <class Layout, std::size_t Rank, class Space>
+std::pair<step_results, bool> run_step_on_half_channels(const batch_shape& s, const random_batch& b) {
+  using memory = typename Space::memory_space;
+  using view = typename nd_view<double, memory, Rank, Layout>::type;
+  using vec = Kokkos::View<double*, memory>;
+  const std::size_t c = s.channels(), axis = s.channel_axis();
+  std::vector<std::size_t> wide_extents = s.extents;
+  wide_extents[axis] = 2 * c;
+  const batch_shape wide{wide_extents, s.layout};
+  // The wide arrays' values: the batch in channels [C, 2C), a sentinel elsewhere.
+  const double sentinel = 1e30;
+  const auto widen = [&](const std::vector<double>& values) {
+    std::vector<double> out(wide.size(), sentinel);
+    std::size_t k = 0;
+    for (std::size_t w = 0; w < wide.size(); ++w) {
+      if (wide.channel_of(w) >= c) out[w] = values[k++];
+    }
+    return out;
+  };
+  const auto narrow = [&](const std::vector<double>& values, bool& others_kept) {
+    std::vector<double> out;
+    for (std::size_t w = 0; w < wide.size(); ++w) {
+      if (wide.channel_of(w) >= c) {
+        out.push_back(values[w]);
+      } else {
+        others_kept = others_kept && values[w] == sentinel;
+      }
+    }
+    return out;
+  };
+  using strided = typename nd_view<double, memory, Rank, Kokkos::LayoutStride>::type;
+  const auto half = [&](const view& v) -> strided {
+    const auto channels = std::make_pair(c, 2 * c);
+    if constexpr (Rank == 2) {
+      return Kokkos::subview(v, Kokkos::ALL, channels);
+    } else if (s.layout == ordo::nn::channels_first) {
+      return Kokkos::subview(v, Kokkos::ALL, channels, Kokkos::ALL, Kokkos::ALL);
+    } else {
+      return Kokkos::subview(v, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL, channels);
+    }
+  };
+  const view x = make_view<view>("x", wide_extents), dy = make_view<view>("dy", wide_extents),
+             y = make_view<view>("y", wide_extents), dx = make_view<view>("dx", wide_extents);
+  upload(x, widen(b.x));
+  upload(dy, widen(b.dy));
+  upload(y, std::vector<double>(wide.size(), sentinel));
+  upload(dx, std::vector<double>(wide.size(), sentinel));
+  const vec gamma("gamma", c), beta("beta", c), rm("rm", c), rv("rv", c), dgamma("dgamma", c), dbeta("dbeta", c);
+  upload(gamma, b.gamma);
+  upload(beta, b.beta);
+  Kokkos::deep_copy(rm, 0.5);
+  Kokkos::deep_copy(rv, 2.0);
+  const ordo::nn::batch_norm_options opt{.eps = 1e-5, .momentum = 0.25, .layout = s.layout};
+  // (The channels of a LayoutLeft (N, C) or channels-last View are its slowest axis: there the
+  // half is contiguous and read in place.)
+  CHECK((half(x).span_is_contiguous() == (std::is_same_v<Layout, Kokkos::LayoutLeft> && axis == Rank - 1)));
+  const auto saved = ordo::nn::batch_norm_forward_training(half(x), gamma, beta, rm, rv, half(y), opt);
+  ordo::nn::batch_norm_backward(half(dy), half(x), gamma, saved, half(dx), dgamma, dbeta, opt);
+  bool others_kept = true;
+  step_results r{narrow(download(y), others_kept), download(saved.mean), download(saved.invstd), download(rm),
+                 download(rv), narrow(download(dx), others_kept), download(dgamma), download(dbeta), {}};
+  return {r, others_kept};
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("non-contiguous subviews are staged: the reference's results, a dense copy's bits",
+                          ExecutionSpace, subview_id) {
+  std::uint64_t seed = 800;
+  for (const batch_shape& s : {batch_shape{{40, 6}, ordo::nn::channels_first},
+                               batch_shape{{5, 3, 7, 9}, ordo::nn::channels_first},
+                               batch_shape{{5, 7, 9, 3}, ordo::nn::channels_last}}) {
+    CAPTURE(s.extents.size());
+    CAPTURE(s.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results want = reference_step(s, b.x, b.dy, b.gamma, b.beta);
+    const auto right = s.extents.size() == 2
+                           ? run_step_on_half_channels<Kokkos::LayoutRight, 2, ExecutionSpace>(s, b)
+                           : run_step_on_half_channels<Kokkos::LayoutRight, 4, ExecutionSpace>(s, b);
+    const auto left = s.extents.size() == 2 ? run_step_on_half_channels<Kokkos::LayoutLeft, 2, ExecutionSpace>(s, b)
+                                            : run_step_on_half_channels<Kokkos::LayoutLeft, 4, ExecutionSpace>(s, b);
+    CHECK(right.second);
+    CHECK(left.second);
+    // A LayoutRight subview is staged into LayoutRight strides: a dense LayoutRight batch's bits.
+    const step_results dense = run_step_any_rank<double, ExecutionSpace>(s, b);
+    for (const auto& result : every_result) {
+      if (result.member == &step_results::y_inference) continue;
+      const std::string name = result.name;
+      CAPTURE(name);
+      CHECK(close(right.first.*result.member, want.*result.member, 1e-12));
+      CHECK(close(left.first.*result.member, want.*result.member, 1e-12));
+      CHECK(same_bits(right.first.*result.member, dense.*result.member));
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(subview_id);
+
+TEST_CASE_TEMPLATE_DEFINE("the device launch shape gives the host launch shape's bits", ExecutionSpace,
+                          launch_shapes_id) {
+  // Both shapes run on every space; on a host space the device shape is TeamPolicy teams whose
+  // threads each take one chain of the host's order of additions (batch_norm_kernels.hpp).
+  const std::vector<batch_shape> shapes{
+      {{256, 1024}, ordo::nn::channels_first},      // rows: 16 items of 16 rows x 1024 channels
+      {{8, 16, 28, 28}, ordo::nn::channels_first},  // runs of 784: a thread per lane, 6 items a team
+      {{8, 28, 28, 16}, ordo::nn::channels_last},   // rows of 16 channels: 16 items a team
+      {{2, 5, 33, 17}, ordo::nn::channels_first},   // N = 2, odd runs of 561
+      {{64, 1, 20, 20}, ordo::nn::channels_first},  // C = 1
+      {{3, 1, 5}, ordo::nn::channels_first},        // C = 1, runs of 5: a thread per run
+      {{7, 3, 5000}, ordo::nn::channels_first},     // items of 3, 3 and 1 runs
+      {{2500, 2, 3}, ordo::nn::channels_first},     // runs of 3: a thread per run, 1365 runs an item
+      {{40, 1500}, ordo::nn::channels_first},       // chunks of 1024 and 476 channels
+      {{20, 30, 30, 3}, ordo::nn::channels_last},   // items of 5461 rows and a short one
+      {{2, 5, 4, 3, 17}, ordo::nn::channels_last}};
+  std::uint64_t seed = 1000;
+  for (const batch_shape& s : shapes) {
+    CAPTURE(s.extents.size());
+    CAPTURE(s.size());
+    const random_batch b = make_batch(s, ++seed);
+    const step_results host_float = run_step_any_rank<float, ExecutionSpace>(s, b, launch_shape::host);
+    const step_results device_float = run_step_any_rank<float, ExecutionSpace>(s, b, launch_shape::device);
+    const step_results host_double = run_step_any_rank<double, ExecutionSpace>(s, b, launch_shape::host);
+    const step_results device_double = run_step_any_rank<double, ExecutionSpace>(s, b, launch_shape::device);
+    for (const auto& result : every_result) {
+      const std::string name = result.name;
+      CAPTURE(name);
+      CHECK(same_bits(device_float.*result.member, host_float.*result.member));
+      CHECK(same_bits(device_double.*result.member, host_double.*result.member));
+    }
+  }
+  // A LayoutLeft batch, as on CUDA by default, in both shapes.
+  const batch_shape s{{6, 5, 9, 13}, ordo::nn::channels_first};
+  const random_batch b = make_batch(s, 1100);
+  const step_results host = run_step_any_rank<float, ExecutionSpace, Kokkos::LayoutLeft>(s, b, launch_shape::host);
+  const step_results device = run_step_any_rank<float, ExecutionSpace, Kokkos::LayoutLeft>(s, b, launch_shape::device);
+  for (const auto& result : every_result) {
+    const std::string name = result.name;
+    CAPTURE(name);
+    CHECK(same_bits(device.*result.member, host.*result.member));
+  }
+}
+ORDO_TEST_ALL_SPACES(launch_shapes_id);

@@ -5,7 +5,8 @@
 //   auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, running_mean, running_var, y, opt);
 //   ordo::nn::batch_norm_forward_inference(x, gamma, beta, running_mean, running_var, y, opt);
 //   ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, opt);
-// x is (N, C), (N, C, L), (N, C, H, W) or (N, C, D, H, W), or channels last. Statistics are
+// x is (N, C), (N, C, L), (N, C, H, W) or (N, C, D, H, W), or channels last, in any layout
+// (LayoutRight, LayoutLeft, LayoutStride; non-contiguous Views are staged through a copy). Statistics are
 // accumulated in double in two passes (mean, then the sum of squared deviations), so data with a
 // large mean such as 1e4 + N(0, 1) in float keep their variance (E[x^2] - E[x]^2 loses it).
 //
@@ -18,6 +19,7 @@
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/host_dispatched.hpp>
 #include <ordo/kernels/detail/kokkos_math.hpp>
+#include <ordo/kernels/detail/launch_shape.hpp>
 #include <ordo/kernels/detail/scratch_lease.hpp>
 #include <ordo/kernels/detail/view_checks.hpp>
 #include <ordo/kernels/detail/work_partition.hpp>
@@ -86,8 +88,10 @@ struct batch_norm_gradient_sums {
 namespace detail {
 
 using ordo::detail::accessible_from_v;
+using ordo::detail::default_launch_shape_v;
 using ordo::detail::dispatched;
 using ordo::detail::item_policy;
+using ordo::detail::launch_shape;
 using ordo::detail::partition_of;
 using ordo::detail::scratch_lease;
 using ordo::detail::scratch_slot;
@@ -96,23 +100,58 @@ using ordo::detail::uninitialized_view;
 template <class T>
 inline constexpr bool batch_norm_scalar_v = floating_storage<T> && std::is_same_v<T, compute_type_t<T>>;
 
+// The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
+// results do not depend on it), with team scratch for the chains' results.
+template <class Space, class Kernel>
+void launch_teams(const char* label, const team_cut& t, int scratch_arrays, const Kernel& kernel) {
+  if (t.teams == 0) return;
+  Kokkos::TeamPolicy<Space> policy(static_cast<int>(t.teams), Kokkos::AUTO);
+  const std::int64_t values = t.scratch_values(scratch_arrays);
+  if (values > 0) {
+    policy.set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double)))));
+  }
+  Kokkos::parallel_for(label, policy, kernel);
+}
+
+// The device shape's element passes: a thread per element.
+inline std::int64_t elements_of(const work_partition& p) { return p.g.outer * p.g.channels * p.g.inner; }
+
 // Item statistics, then their merge in item order: mean and m2 (C each) may be the partials' row 0.
 template <class Space, class T>
-void launch_local_moments(const work_partition& p, const T* x, double* partial_sum, double* partial_m2, double* mean,
-                          double* m2, const char* statistics_label, const char* merge_label) {
-  Kokkos::parallel_for(statistics_label, item_policy<Space>(0, p.items()),
-                       dispatched(item_moments_kernel<T>{p, x, partial_sum, partial_m2}));
-  Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
-                       merge_moments_kernel{p, partial_sum, partial_m2, static_cast<double>(p.g.per_channel()), mean, m2});
+void launch_local_moments(launch_shape shape, const work_partition& p, const T* x, double* partial_sum,
+                          double* partial_m2, double* mean, double* m2, const char* statistics_label,
+                          const char* merge_label) {
+  const double count = static_cast<double>(p.g.per_channel());
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(statistics_label, item_policy<Space>(0, p.items()),
+                         dispatched(item_moments_kernel<T>{p, x, partial_sum, partial_m2}));
+    Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
+                         merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
+  } else {
+    const team_cut t = team_cut_of(p);
+    launch_teams<Space>(statistics_label, t, 1, team_moments_kernel<T, Space>{p, t, x, partial_sum, partial_m2});
+    Kokkos::parallel_for(merge_label, item_policy<Space>(0, p.g.channels),
+                         channel_merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
+  }
+}
+
+template <class Space, class T>
+void launch_normalize(launch_shape shape, const work_partition& p, const T* x, T* y, const affine_coefficients<T>& k,
+                      const char* label) {
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(label, item_policy<Space>(0, p.items()), dispatched(normalize_kernel<T>{p, x, y, k}));
+  } else {
+    Kokkos::parallel_for(label, item_policy<Space>(0, elements_of(p)), element_normalize_kernel<T>{p.g, x, y, k});
+  }
 }
 
 // From the batch statistics: saved mean and invstd, the running statistics, and y.
 template <class Space, class T, class ParamView, class StatView, class Memory>
-void launch_apply_statistics(const work_partition& p, double count, const double* batch_mean, const double* batch_m2,
-                             const T* x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
-                             const StatView& running_var, T* y, const batch_norm_saved<Memory>& saved,
-                             const batch_norm_options& options, const char* coefficients_label,
-                             const char* normalize_label) {
+void launch_apply_statistics(launch_shape shape, const work_partition& p, double count, const double* batch_mean,
+                             const double* batch_m2, const T* x, const ParamView& gamma, const ParamView& beta,
+                             const StatView& running_mean, const StatView& running_var, T* y,
+                             const batch_norm_saved<Memory>& saved, const batch_norm_options& options,
+                             const char* coefficients_label, const char* normalize_label) {
   const std::int64_t cs = p.g.channels;
   const scratch_lease<T, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
   const auto coefficients = coefficient_lease.part(0, 4 * cs);
@@ -135,27 +174,35 @@ void launch_apply_statistics(const work_partition& p, double count, const double
         running_mean(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * m);
         running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
       });
-  Kokkos::parallel_for(normalize_label, item_policy<Space>(0, p.items()),
-                       dispatched(normalize_kernel<T>{p, x, y,
-                                                      {coefficients.data(), coefficients.data() + cs,
-                                                       coefficients.data() + 2 * cs, coefficients.data() + 3 * cs}}));
+  launch_normalize<Space>(shape, p, x, y,
+                          {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                           coefficients.data() + 3 * cs},
+                          normalize_label);
   Space().fence();
 }
 
 // Item gradient sums, then their merge in item order: sum_dy and dotp may be the partials' row 0.
 template <class Space, class T>
-void launch_local_gradient_sums(const work_partition& p, const T* x, const T* dy, const double* mean,
-                                double* partial_dy, double* partial_dotp, double* sum_dy, double* dotp,
-                                const char* sums_label, const char* merge_label) {
-  Kokkos::parallel_for(sums_label, item_policy<Space>(0, p.items()),
-                       dispatched(item_backward_sums_kernel<T>{p, x, dy, mean, partial_dy, partial_dotp}));
-  Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
-                       merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
+void launch_local_gradient_sums(launch_shape shape, const work_partition& p, const T* x, const T* dy,
+                                const double* mean, double* partial_dy, double* partial_dotp, double* sum_dy,
+                                double* dotp, const char* sums_label, const char* merge_label) {
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(sums_label, item_policy<Space>(0, p.items()),
+                         dispatched(item_backward_sums_kernel<T>{p, x, dy, mean, partial_dy, partial_dotp}));
+    Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
+                         merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
+  } else {
+    const team_cut t = team_cut_of(p);
+    launch_teams<Space>(sums_label, t, 2,
+                        team_backward_sums_kernel<T, Space>{p, t, x, dy, mean, partial_dy, partial_dotp});
+    Kokkos::parallel_for(merge_label, item_policy<Space>(0, p.g.channels),
+                         channel_merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
+  }
 }
 
 // From the batch's gradient sums: dgamma, dbeta and dx.
 template <class Space, class T, class ParamView, class GradView, class Memory>
-void launch_apply_gradient_sums(const work_partition& p, double count, const double* total_dy,
+void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, double count, const double* total_dy,
                                 const double* total_dotp, const T* x, const T* dy, const ParamView& gamma,
                                 const batch_norm_saved<Memory>& saved, T* dx, const GradView& dgamma,
                                 const GradView& dbeta, const char* coefficients_label, const char* gradient_label) {
@@ -179,35 +226,32 @@ void launch_apply_gradient_sums(const work_partition& p, double count, const dou
         dgamma(c) = static_cast<G>(dotp * is);
         dbeta(c) = static_cast<G>(sum_dy);
       });
-  Kokkos::parallel_for(gradient_label, item_policy<Space>(0, p.items()),
-                       dispatched(input_gradient_kernel<T>{
-                           p, x, dy, dx,
-                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
-                            coefficients.data() + 3 * cs, coefficients.data() + 4 * cs}}));
+  const gradient_coefficients<T> k{coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                                   coefficients.data() + 3 * cs, coefficients.data() + 4 * cs};
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(0, p.items()),
+                         dispatched(input_gradient_kernel<T>{p, x, dy, dx, k}));
+  } else {
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(0, elements_of(p)),
+                         element_input_gradient_kernel<T>{p.g, x, dy, dx, k});
+  }
   Space().fence();
 }
 
-// The checks every forward entry point makes of y, gamma, beta and the running statistics.
-template <class XView, class ParamView, class StatView, class YView>
-void check_forward_arguments(const XView& x, const channel_geometry& g, const ParamView& gamma, const ParamView& beta,
-                             const StatView& running_mean, const StatView& running_var, const YView& y,
-                             const char* op) {
-  check_same_shape(x, y, op, "x", "y");
-  check_like_x(y, op, "y");
+// The checks every forward entry point makes of gamma, beta and the running statistics.
+template <class ParamView, class StatView>
+void check_forward_parameters(const channel_geometry& g, const ParamView& gamma, const ParamView& beta,
+                              const StatView& running_mean, const StatView& running_var, const char* op) {
   check_channels(gamma, g.channels, op, "gamma");
   check_channels(beta, g.channels, op, "beta");
   check_channels(running_mean, g.channels, op, "running_mean");
   check_channels(running_var, g.channels, op, "running_var");
 }
 
-template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
-void check_backward_arguments(const DyView& dy, const XView& x, const channel_geometry& g, const ParamView& gamma,
-                              const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
-                              const GradView& dbeta, const char* op) {
-  check_same_shape(x, dy, op, "x", "dy");
-  check_same_shape(x, dx, op, "x", "dx");
-  check_like_x(dy, op, "dy");
-  check_like_x(dx, op, "dx");
+template <class ParamView, class MemorySpace, class GradView>
+void check_backward_parameters(const channel_geometry& g, const ParamView& gamma,
+                               const batch_norm_saved<MemorySpace>& saved, const GradView& dgamma,
+                               const GradView& dbeta, const char* op) {
   check_channels(gamma, g.channels, op, "gamma");
   check_channels(saved.mean, g.channels, op, "saved.mean");
   check_channels(saved.invstd, g.channels, op, "saved.invstd");
@@ -228,32 +272,259 @@ inline void check_training_count(double count, const std::string& shape, const c
   }
 }
 
+// The entry points below in a given launch shape; the public functions pass their space's
+// default_launch_shape_v, and the tests the other shape too.
+
+template <class XView>
+batch_norm_statistics<typename XView::memory_space> local_statistics(launch_shape shape, const XView& x,
+                                                                     const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_local_statistics";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  const auto b = block_layout_of(op, options.layout, x);
+  const work_partition p = partition_of(b.g);
+  const std::int64_t cs = b.g.channels;
+  batch_norm_statistics<memory> statistics{static_cast<double>(b.g.per_channel()),
+                                           uninitialized_view<double, memory>("ordo::nn::batch mean", cs),
+                                           uninitialized_view<double, memory>("ordo::nn::batch m2", cs)};
+  const auto xs = read_operand(x, b);
+  const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial moments",
+                                                                       2 * p.row_items * cs);
+  launch_local_moments<space>(shape, p, xs.data(), partials.part(0, p.row_items * cs).data(),
+                              partials.part(p.row_items * cs, p.row_items * cs).data(), statistics.mean.data(),
+                              statistics.m2.data(), "ordo::nn::batch_norm_local_statistics items",
+                              "ordo::nn::batch_norm_local_statistics merge");
+  space().fence();
+  return statistics;
+}
+
+template <class XView, class ParamView, class StatView, class YView, class MemorySpace>
+batch_norm_saved<typename XView::memory_space> apply_statistics(
+    launch_shape shape, const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
+    const ParamView& beta, const StatView& running_mean, const StatView& running_var, const YView& y,
+    const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_apply_statistics";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_apply_statistics: y must have x's value type");
+  static_assert(accessible_from_v<space, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
+                "statistics must be accessible from x's execution space");
+  const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
+  check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
+  check_channels(statistics.mean, b.g.channels, op, "statistics.mean");
+  check_channels(statistics.m2, b.g.channels, op, "statistics.m2");
+  check_training_count(statistics.count, "statistics of " + count_text(statistics.count) + " values per channel", op);
+  const std::int64_t cs = b.g.channels;
+  batch_norm_saved<memory> saved{uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
+                                 uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
+  const auto xs = read_operand(x, b);
+  const auto ys = write_operand(y, b);
+  launch_apply_statistics<space>(shape, partition_of(b.g), statistics.count, statistics.mean.data(),
+                                 statistics.m2.data(), xs.data(), gamma, beta, running_mean, running_var, ys.data(),
+                                 saved, options, "ordo::nn::batch_norm_apply_statistics coefficients",
+                                 "ordo::nn::batch_norm_apply_statistics normalize");
+  ys.write_back();
+  return saved;
+}
+
+template <class XView, class ParamView, class StatView, class YView>
+batch_norm_saved<typename XView::memory_space> forward_training(launch_shape shape, const XView& x,
+                                                                const ParamView& gamma, const ParamView& beta,
+                                                                const StatView& running_mean,
+                                                                const StatView& running_var, const YView& y,
+                                                                const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_forward_training";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_forward_training: y must have x's value type");
+  static_assert(accessible_from_v<space, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
+                "execution space");
+  const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
+  check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
+  check_training_count(static_cast<double>(b.g.per_channel()), "input of shape " + view_shape_text(x), op);
+  const work_partition p = partition_of(b.g);
+  const std::int64_t cs = b.g.channels;
+  // Written in full by the coefficients kernel.
+  batch_norm_saved<memory> saved{uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
+                                 uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
+  const auto xs = read_operand(x, b);
+  const auto ys = write_operand(y, b);
+  const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial moments",
+                                                                       2 * p.row_items * cs);
+  double* const partial_sum = partials.part(0, p.row_items * cs).data();
+  double* const partial_m2 = partials.part(p.row_items * cs, p.row_items * cs).data();
+  // The merge leaves the batch mean and M2 in the partials' first row.
+  launch_local_moments<space>(shape, p, xs.data(), partial_sum, partial_m2, partial_sum, partial_m2,
+                              "ordo::nn::batch_norm_forward_training statistics",
+                              "ordo::nn::batch_norm_forward_training merge");
+  launch_apply_statistics<space>(shape, p, static_cast<double>(b.g.per_channel()), partial_sum, partial_m2,
+                                 xs.data(), gamma, beta, running_mean, running_var, ys.data(), saved, options,
+                                 "ordo::nn::batch_norm_forward_training coefficients",
+                                 "ordo::nn::batch_norm_forward_training normalize");
+  ys.write_back();
+  return saved;
+}
+
+template <class XView, class ParamView, class StatView, class YView>
+void forward_inference(launch_shape shape, const XView& x, const ParamView& gamma, const ParamView& beta,
+                       const StatView& running_mean, const StatView& running_var, const YView& y,
+                       const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_forward_inference";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_forward_inference: y must have x's value type");
+  static_assert(accessible_from_v<space, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
+                "execution space");
+  const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
+  check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
+  const work_partition p = partition_of(b.g);
+  const std::int64_t cs = b.g.channels;
+  const auto xs = read_operand(x, b);
+  const auto ys = write_operand(y, b);
+  const scratch_lease<T, memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  const auto coefficients = coefficient_lease.part(0, 4 * cs);
+  const double eps = options.eps;
+  Kokkos::parallel_for(
+      "ordo::nn::batch_norm_forward_inference coefficients", item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+        const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
+        const auto centre = split<T>(static_cast<double>(running_mean(c)));
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<T>(beta(c));
+      });
+  launch_normalize<space>(shape, p, xs.data(), ys.data(),
+                          {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                           coefficients.data() + 3 * cs},
+                          "ordo::nn::batch_norm_forward_inference");
+  space().fence();
+  ys.write_back();
+}
+
+template <class DyView, class XView, class MemorySpace>
+batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(launch_shape shape, const DyView& dy,
+                                                                           const XView& x,
+                                                                           const batch_norm_saved<MemorySpace>& saved,
+                                                                           const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_local_gradient_sums";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename DyView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
+  static_assert(accessible_from_v<space, DyView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_local_gradient_sums: dy and saved must be accessible from x's execution space");
+  const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"));
+  check_channels(saved.mean, b.g.channels, op, "saved.mean");
+  const work_partition p = partition_of(b.g);
+  const std::int64_t cs = b.g.channels;
+  batch_norm_gradient_sums<memory> sums{static_cast<double>(b.g.per_channel()),
+                                        uninitialized_view<double, memory>("ordo::nn::sum dy", cs),
+                                        uninitialized_view<double, memory>("ordo::nn::dotp", cs)};
+  const auto xs = read_operand(x, b);
+  const auto dys = read_operand(dy, b);
+  const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial gradient sums",
+                                                                       2 * p.row_items * cs);
+  launch_local_gradient_sums<space>(shape, p, xs.data(), dys.data(), saved.mean.data(),
+                                    partials.part(0, p.row_items * cs).data(),
+                                    partials.part(p.row_items * cs, p.row_items * cs).data(), sums.sum_dy.data(),
+                                    sums.dotp.data(), "ordo::nn::batch_norm_local_gradient_sums items",
+                                    "ordo::nn::batch_norm_local_gradient_sums merge");
+  space().fence();
+  return sums;
+}
+
+template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView, class SumSpace>
+void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumSpace>& sums, const DyView& dy,
+                         const XView& x, const ParamView& gamma, const batch_norm_saved<MemorySpace>& saved,
+                         const DxView& dx, const GradView& dgamma, const GradView& dbeta,
+                         const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_apply_gradient_sums";
+  using space = typename XView::execution_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
+                    std::is_same_v<typename DxView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_apply_gradient_sums: dy and dx must have x's value type");
+  static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
+                                  Kokkos::View<double*, SumSpace>>,
+                "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
+                "accessible from x's execution space");
+  const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
+  check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
+  check_channels(sums.sum_dy, b.g.channels, op, "sums.sum_dy");
+  check_channels(sums.dotp, b.g.channels, op, "sums.dotp");
+  if (!(sums.count > 0)) {
+    throw std::invalid_argument(std::string(op) + ": the sums cover no values (count " + count_text(sums.count) + ")");
+  }
+  const auto xs = read_operand(x, b);
+  const auto dys = read_operand(dy, b);
+  const auto dxs = write_operand(dx, b);
+  launch_apply_gradient_sums<space>(shape, partition_of(b.g), sums.count, sums.sum_dy.data(), sums.dotp.data(),
+                                    xs.data(), dys.data(), gamma, saved, dxs.data(), dgamma, dbeta,
+                                    "ordo::nn::batch_norm_apply_gradient_sums coefficients",
+                                    "ordo::nn::batch_norm_apply_gradient_sums input gradient");
+  dxs.write_back();
+}
+
+template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+void backward(launch_shape shape, const DyView& dy, const XView& x, const ParamView& gamma,
+              const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
+              const GradView& dbeta, const batch_norm_options& options) {
+  constexpr const char* op = "ordo::nn::batch_norm_backward";
+  using space = typename XView::execution_space;
+  using memory = typename XView::memory_space;
+  using T = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
+                    std::is_same_v<typename DxView::non_const_value_type, T>,
+                "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
+  static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_backward: dy, dx, gamma, the gradients and saved must be accessible from x's "
+                "execution space");
+  const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
+  check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
+  const work_partition p = partition_of(b.g);
+  const std::int64_t cs = b.g.channels;
+  const auto xs = read_operand(x, b);
+  const auto dys = read_operand(dy, b);
+  const auto dxs = write_operand(dx, b);
+  const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial gradient sums",
+                                                                       2 * p.row_items * cs);
+  double* const partial_dy = partials.part(0, p.row_items * cs).data();
+  double* const partial_dotp = partials.part(p.row_items * cs, p.row_items * cs).data();
+  launch_local_gradient_sums<space>(shape, p, xs.data(), dys.data(), saved.mean.data(), partial_dy, partial_dotp,
+                                    partial_dy, partial_dotp, "ordo::nn::batch_norm_backward sums",
+                                    "ordo::nn::batch_norm_backward merge");
+  launch_apply_gradient_sums<space>(shape, p, static_cast<double>(b.g.per_channel()), partial_dy, partial_dotp,
+                                    xs.data(), dys.data(), gamma, saved, dxs.data(), dgamma, dbeta,
+                                    "ordo::nn::batch_norm_backward coefficients",
+                                    "ordo::nn::batch_norm_backward input gradient");
+  dxs.write_back();
+}
+
 }  // namespace detail
 
 // Phase 1 of the training forward pass: the statistics of x, which may be part of the batch.
 template <class XView>
 batch_norm_statistics<typename XView::memory_space> batch_norm_local_statistics(const XView& x,
                                                                                const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_local_statistics";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  const detail::work_partition p = detail::partition_of(g);
-  const std::int64_t cs = g.channels;
-  batch_norm_statistics<memory> statistics{static_cast<double>(g.per_channel()),
-                                           detail::uninitialized_view<double, memory>("ordo::nn::batch mean", cs),
-                                           detail::uninitialized_view<double, memory>("ordo::nn::batch m2", cs)};
-  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials("ordo::nn::partial moments",
-                                                                                       2 * p.row_items * cs);
-  detail::launch_local_moments<space>(p, x.data(), partials.part(0, p.row_items * cs).data(),
-                                      partials.part(p.row_items * cs, p.row_items * cs).data(),
-                                      statistics.mean.data(), statistics.m2.data(),
-                                      "ordo::nn::batch_norm_local_statistics items",
-                                      "ordo::nn::batch_norm_local_statistics merge");
-  space().fence();
-  return statistics;
+  return detail::local_statistics(detail::default_launch_shape_v<typename XView::execution_space>, x, options);
 }
 
 // Phase 2: the statistics of two parts of a batch combined channel by channel (Chan et al.). The
@@ -287,29 +558,8 @@ batch_norm_saved<typename XView::memory_space> batch_norm_apply_statistics(
     const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
     const ParamView& beta, const StatView& running_mean, const StatView& running_var, const YView& y,
     const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_apply_statistics";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_apply_statistics: y must have x's value type");
-  static_assert(detail::accessible_from_v<space, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
-                "statistics must be accessible from x's execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_forward_arguments(x, g, gamma, beta, running_mean, running_var, y, op);
-  detail::check_channels(statistics.mean, g.channels, op, "statistics.mean");
-  detail::check_channels(statistics.m2, g.channels, op, "statistics.m2");
-  detail::check_training_count(statistics.count, "statistics of " + detail::count_text(statistics.count) + " values per channel", op);
-  const std::int64_t cs = g.channels;
-  batch_norm_saved<memory> saved{detail::uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
-                                 detail::uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
-  detail::launch_apply_statistics<space>(detail::partition_of(g), statistics.count, statistics.mean.data(),
-                                         statistics.m2.data(), x.data(), gamma, beta, running_mean, running_var,
-                                         y.data(), saved, options, "ordo::nn::batch_norm_apply_statistics coefficients",
-                                         "ordo::nn::batch_norm_apply_statistics normalize");
-  return saved;
+  return detail::apply_statistics(detail::default_launch_shape_v<typename XView::execution_space>, statistics, x,
+                                  gamma, beta, running_mean, running_var, y, options);
 }
 
 // Training forward pass: normalizes each channel with its batch mean and biased variance, updates
@@ -319,37 +569,8 @@ template <class XView, class ParamView, class StatView, class YView>
 batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
     const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
     const StatView& running_var, const YView& y, const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_forward_training";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_forward_training: y must have x's value type");
-  static_assert(detail::accessible_from_v<space, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
-                "execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_forward_arguments(x, g, gamma, beta, running_mean, running_var, y, op);
-  detail::check_training_count(static_cast<double>(g.per_channel()), "input of shape " + detail::view_shape_text(x), op);
-  const detail::work_partition p = detail::partition_of(g);
-  const std::int64_t cs = g.channels;
-  // Written in full by the coefficients kernel.
-  batch_norm_saved<memory> saved{detail::uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
-                                 detail::uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
-  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials("ordo::nn::partial moments",
-                                                                                       2 * p.row_items * cs);
-  double* const partial_sum = partials.part(0, p.row_items * cs).data();
-  double* const partial_m2 = partials.part(p.row_items * cs, p.row_items * cs).data();
-  // The merge leaves the batch mean and M2 in the partials' first row.
-  detail::launch_local_moments<space>(p, x.data(), partial_sum, partial_m2, partial_sum, partial_m2,
-                                      "ordo::nn::batch_norm_forward_training statistics",
-                                      "ordo::nn::batch_norm_forward_training merge");
-  detail::launch_apply_statistics<space>(p, static_cast<double>(g.per_channel()), partial_sum, partial_m2, x.data(),
-                                         gamma, beta, running_mean, running_var, y.data(), saved, options,
-                                         "ordo::nn::batch_norm_forward_training coefficients",
-                                         "ordo::nn::batch_norm_forward_training normalize");
-  return saved;
+  return detail::forward_training(detail::default_launch_shape_v<typename XView::execution_space>, x, gamma, beta,
+                                  running_mean, running_var, y, options);
 }
 
 // Inference: normalizes with the running statistics, y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta.
@@ -357,39 +578,8 @@ template <class XView, class ParamView, class StatView, class YView>
 void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const ParamView& beta,
                                   const StatView& running_mean, const StatView& running_var, const YView& y,
                                   const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_forward_inference";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_forward_inference: y must have x's value type");
-  static_assert(detail::accessible_from_v<space, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
-                "execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_forward_arguments(x, g, gamma, beta, running_mean, running_var, y, op);
-  const detail::work_partition p = detail::partition_of(g);
-  const std::int64_t cs = g.channels;
-  const detail::scratch_lease<T, memory, detail::scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
-  const auto coefficients = coefficient_lease.part(0, 4 * cs);
-  const double eps = options.eps;
-  Kokkos::parallel_for(
-      "ordo::nn::batch_norm_forward_inference coefficients", detail::item_policy<space>(0, cs),
-      KOKKOS_LAMBDA(std::int64_t c) {
-        const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
-        const auto centre = detail::split<T>(static_cast<double>(running_mean(c)));
-        coefficients(c) = centre.high;
-        coefficients(cs + c) = centre.low;
-        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
-        coefficients(3 * cs + c) = static_cast<T>(beta(c));
-      });
-  Kokkos::parallel_for("ordo::nn::batch_norm_forward_inference", detail::item_policy<space>(0, p.items()),
-                       detail::dispatched(detail::normalize_kernel<T>{
-                           p, x.data(), y.data(),
-                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
-                            coefficients.data() + 3 * cs}}));
-  space().fence();
+  detail::forward_inference(detail::default_launch_shape_v<typename XView::execution_space>, x, gamma, beta,
+                            running_mean, running_var, y, options);
 }
 
 // Phase 1 of backward: sum dy and sum (x - mean) dy per channel over x, which may be part of the
@@ -397,34 +587,8 @@ void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const 
 template <class DyView, class XView, class MemorySpace>
 batch_norm_gradient_sums<typename XView::memory_space> batch_norm_local_gradient_sums(
     const DyView& dy, const XView& x, const batch_norm_saved<MemorySpace>& saved, const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_local_gradient_sums";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
-  static_assert(detail::accessible_from_v<space, DyView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_local_gradient_sums: dy and saved must be accessible from x's execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_same_shape(x, dy, op, "x", "dy");
-  detail::check_like_x(dy, op, "dy");
-  detail::check_channels(saved.mean, g.channels, op, "saved.mean");
-  const detail::work_partition p = detail::partition_of(g);
-  const std::int64_t cs = g.channels;
-  batch_norm_gradient_sums<memory> sums{static_cast<double>(g.per_channel()),
-                                        detail::uninitialized_view<double, memory>("ordo::nn::sum dy", cs),
-                                        detail::uninitialized_view<double, memory>("ordo::nn::dotp", cs)};
-  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials(
-      "ordo::nn::partial gradient sums", 2 * p.row_items * cs);
-  detail::launch_local_gradient_sums<space>(p, x.data(), dy.data(), saved.mean.data(),
-                                            partials.part(0, p.row_items * cs).data(),
-                                            partials.part(p.row_items * cs, p.row_items * cs).data(),
-                                            sums.sum_dy.data(), sums.dotp.data(),
-                                            "ordo::nn::batch_norm_local_gradient_sums items",
-                                            "ordo::nn::batch_norm_local_gradient_sums merge");
-  space().fence();
-  return sums;
+  return detail::local_gradient_sums(detail::default_launch_shape_v<typename XView::execution_space>, dy, x, saved,
+                                     options);
 }
 
 // Phase 2 of backward: the sums of two parts of a batch added channel by channel (a + b).
@@ -453,28 +617,8 @@ void batch_norm_apply_gradient_sums(const batch_norm_gradient_sums<SumSpace>& su
                                     const ParamView& gamma, const batch_norm_saved<MemorySpace>& saved,
                                     const DxView& dx, const GradView& dgamma, const GradView& dbeta,
                                     const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_apply_gradient_sums";
-  using space = typename XView::execution_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
-                    std::is_same_v<typename DxView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_apply_gradient_sums: dy and dx must have x's value type");
-  static_assert(detail::accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
-                                          Kokkos::View<double*, SumSpace>>,
-                "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
-                "accessible from x's execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_backward_arguments(dy, x, g, gamma, saved, dx, dgamma, dbeta, op);
-  detail::check_channels(sums.sum_dy, g.channels, op, "sums.sum_dy");
-  detail::check_channels(sums.dotp, g.channels, op, "sums.dotp");
-  if (!(sums.count > 0)) {
-    throw std::invalid_argument(std::string(op) + ": the sums cover no values (count " + detail::count_text(sums.count) + ")");
-  }
-  detail::launch_apply_gradient_sums<space>(detail::partition_of(g), sums.count, sums.sum_dy.data(), sums.dotp.data(),
-                                            x.data(), dy.data(), gamma, saved, dx.data(), dgamma, dbeta,
-                                            "ordo::nn::batch_norm_apply_gradient_sums coefficients",
-                                            "ordo::nn::batch_norm_apply_gradient_sums input gradient");
+  detail::apply_gradient_sums(detail::default_launch_shape_v<typename XView::execution_space>, sums, dy, x, gamma,
+                              saved, dx, dgamma, dbeta, options);
 }
 
 // Backward of the training pass: with sum_dy = sum dy and dotp = sum (x - mean) dy per channel,
@@ -484,32 +628,8 @@ template <class DyView, class XView, class ParamView, class MemorySpace, class D
 void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamma,
                          const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
                          const GradView& dbeta, const batch_norm_options& options = {}) {
-  constexpr const char* op = "ordo::nn::batch_norm_backward";
-  using space = typename XView::execution_space;
-  using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(detail::batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
-                    std::is_same_v<typename DxView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
-  static_assert(detail::accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_backward: dy, dx, gamma, the gradients and saved must be accessible from x's "
-                "execution space");
-  const detail::channel_geometry g = detail::geometry_of(x, options.layout, op);
-  detail::check_backward_arguments(dy, x, g, gamma, saved, dx, dgamma, dbeta, op);
-  const detail::work_partition p = detail::partition_of(g);
-  const std::int64_t cs = g.channels;
-  const detail::scratch_lease<double, memory, detail::scratch_slot::partials> partials("ordo::nn::partial gradient sums",
-                                                                                       2 * p.row_items * cs);
-  double* const partial_dy = partials.part(0, p.row_items * cs).data();
-  double* const partial_dotp = partials.part(p.row_items * cs, p.row_items * cs).data();
-  detail::launch_local_gradient_sums<space>(p, x.data(), dy.data(), saved.mean.data(), partial_dy, partial_dotp,
-                                            partial_dy, partial_dotp, "ordo::nn::batch_norm_backward sums",
-                                            "ordo::nn::batch_norm_backward merge");
-  detail::launch_apply_gradient_sums<space>(p, static_cast<double>(g.per_channel()), partial_dy, partial_dotp, x.data(),
-                                            dy.data(), gamma, saved, dx.data(), dgamma, dbeta,
-                                            "ordo::nn::batch_norm_backward coefficients",
-                                            "ordo::nn::batch_norm_backward input gradient");
+  detail::backward(detail::default_launch_shape_v<typename XView::execution_space>, dy, x, gamma, saved, dx, dgamma,
+                   dbeta, options);
 }
 
 }  // namespace ordo::nn
