@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -562,7 +563,7 @@ struct team_moments_kernel {
     const team_items items(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, inner = p.g.inner, chains = t.chains_per_item;
     const int lanes = t.lanes;
-    const team_scratch_t<Space> scratch(m.team_scratch(0), t.scratch_values(1));
+    const team_scratch_t<Space> scratch(m.team_scratch(0), static_cast<std::size_t>(t.scratch_values(1)));
     double* const chain = scratch.data();
     double* const centre = chain + t.items_per_team * chains;
     const auto run_of = [&](std::int64_t j, std::int64_t& q, std::int64_t& c, std::int64_t& row) {
@@ -683,7 +684,7 @@ struct team_backward_sums_kernel {
     const team_items items(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, inner = p.g.inner, chains = t.chains_per_item;
     const int lanes = t.lanes;
-    const team_scratch_t<Space> scratch(m.team_scratch(0), t.scratch_values(2));
+    const team_scratch_t<Space> scratch(m.team_scratch(0), static_cast<std::size_t>(t.scratch_values(2)));
     double* const chain_dy = scratch.data();
     double* const chain_dotp = chain_dy + t.items_per_team * chains;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
