@@ -3,20 +3,29 @@
 
 set(ORDO_TEST_THREADS 2 CACHE STRING "OpenMP threads the tests run with")
 
-# In a build whose Kokkos enables CUDA, nvcc compiles the Kokkos layer (through Kokkos' compiler
-# launcher or nvcc_wrapper). nvcc's front end rewrites functional casts such as T(0) and
-# std::size_t{n} into C casts before the host compiler sees them, so -Wold-style-cast would
-# flag ordo's code for nvcc's rewriting (and CUDA's own headers): it is left to the host builds,
-# which compile the same sources. nvcc's check that host-only functions are not called from
-# device code becomes an error instead.
+# In a build whose Kokkos enables CUDA, nvcc compiles the targets that use Kokkos (Kokkos' compiler
+# launcher sends it every compile that carries Kokkos' flags; with nvcc_wrapper as the compiler,
+# every target). nvcc's front end rewrites functional casts such as T(0) and std::size_t{n} into
+# C casts before the host compiler sees them, so -Wold-style-cast would flag nvcc's rewriting
+# (and CUDA's own headers) rather than ordo's code: it is left to the host builds, which compile
+# the same sources. nvcc's own check that host-only functions are not called from device code
+# becomes an error instead. Call after target_link_libraries.
 function(ordo_target_warnings target)
-  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang|NVIDIA")
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wnon-virtual-dtor -Werror)
-    if(ORDO_KOKKOS_CUDA)
-      target_compile_options(${target} PRIVATE -Werror=cross-execution-space-call)
-    else()
-      target_compile_options(${target} PRIVATE -Wold-style-cast)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang|NVIDIA")
+    return()
+  endif()
+  set(nvcc OFF)
+  if(ORDO_KOKKOS_CUDA)
+    get_target_property(libraries ${target} LINK_LIBRARIES)
+    if(CMAKE_CXX_COMPILER MATCHES "nvcc" OR "ordo::ordo" IN_LIST libraries OR "ordo_test_main" IN_LIST libraries)
+      set(nvcc ON)
     endif()
+  endif()
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wnon-virtual-dtor -Werror)
+  if(nvcc)
+    target_compile_options(${target} PRIVATE -Werror=cross-execution-space-call)
+  else()
+    target_compile_options(${target} PRIVATE -Wold-style-cast)
   endif()
 endfunction()
 
