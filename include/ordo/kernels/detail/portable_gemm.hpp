@@ -26,7 +26,6 @@
 
 #include <ordo/core/config.hpp>
 #include <ordo/kernels/detail/launch_shape.hpp>
-#include <ordo/kernels/execution.hpp>
 
 #include <Kokkos_Core.hpp>
 
