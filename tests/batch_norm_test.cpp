@@ -1077,6 +1077,25 @@ TEST_CASE_TEMPLATE_DEFINE("non-contiguous subviews are staged: the reference's r
 }
 ORDO_TEST_ALL_SPACES(subview_id);
 
+namespace {
+
+// Both launch shapes add in the same order, so they give the same bits. A build that contracts
+// multiply-adds (batch_norm_test_fma: -mfma -ffp-contract=fast; nvcc's default --fmad=true) may
+// fuse different pairs in the host shape's vectorized loops and in the device shape's scalar
+// chains: there each shape is within the reference's bound (1e-12 relative for double, 1e-5 for
+// float: the boundary and dispatch tests), so the two agree within twice that.
+#if defined(__FMA__) || defined(__CUDACC__) || defined(__HIPCC__)
+constexpr bool contracts_multiply_adds = true;
+#else
+constexpr bool contracts_multiply_adds = false;
+#endif
+
+bool same_or_within(const std::vector<double>& got, const std::vector<double>& want, double bound) {
+  return contracts_multiply_adds ? close(got, want, 2 * bound) : same_bits(got, want);
+}
+
+}  // namespace
+
 TEST_CASE_TEMPLATE_DEFINE("the device launch shape gives the host launch shape's bits", ExecutionSpace,
                           launch_shapes_id) {
   // Both shapes run on every space; on a host space the device shape is TeamPolicy teams whose
@@ -1105,8 +1124,8 @@ TEST_CASE_TEMPLATE_DEFINE("the device launch shape gives the host launch shape's
     for (const auto& result : every_result) {
       const std::string name = result.name;
       CAPTURE(name);
-      CHECK(same_bits(device_float.*result.member, host_float.*result.member));
-      CHECK(same_bits(device_double.*result.member, host_double.*result.member));
+      CHECK(same_or_within(device_float.*result.member, host_float.*result.member, 1e-5));
+      CHECK(same_or_within(device_double.*result.member, host_double.*result.member, 1e-12));
     }
   }
   // A LayoutLeft batch, as on CUDA by default, in both shapes.
@@ -1117,7 +1136,7 @@ TEST_CASE_TEMPLATE_DEFINE("the device launch shape gives the host launch shape's
   for (const auto& result : every_result) {
     const std::string name = result.name;
     CAPTURE(name);
-    CHECK(same_bits(device.*result.member, host.*result.member));
+    CHECK(same_or_within(device.*result.member, host.*result.member, 1e-5));
   }
 }
 ORDO_TEST_ALL_SPACES(launch_shapes_id);
