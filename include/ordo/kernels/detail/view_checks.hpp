@@ -29,8 +29,10 @@ std::string view_shape_text(const View& v) {
 
 template <class A, class B>
 void check_same_shape(const A& a, const B& b, const char* operation, const char* a_name, const char* b_name) {
-  bool same = A::rank == B::rank;
-  for (unsigned r = 0; same && r < A::rank; ++r) same = a.extent(r) == b.extent(r);
+  // Kokkos 3.4's ranks are enumerators of unrelated enums: compare them as numbers.
+  constexpr unsigned rank_a = static_cast<unsigned>(A::rank), rank_b = static_cast<unsigned>(B::rank);
+  bool same = rank_a == rank_b;
+  for (unsigned r = 0; same && r < rank_a; ++r) same = a.extent(r) == b.extent(r);
   if (!same) {
     throw std::invalid_argument(std::string(operation) + ": " + a_name + " has shape " + view_shape_text(a) + " but " +
                                 b_name + " has shape " + view_shape_text(b));
