@@ -192,17 +192,21 @@ void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const spher
           const double dx = static_cast<double>(at[0]) - s.cx, dy = static_cast<double>(at[1]) - s.cy,
                        dz = static_cast<double>(at[2]) - s.cz;
           const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
+          // Named before the if constexpr: nvcc's extended lambdas cannot capture a variable
+          // first inside one.
+          const View& out = mask;
+          const std::int64_t length = n_fast;
           using layout = typename View::array_layout;
           if constexpr (std::is_same_v<layout, Kokkos::LayoutLeft>) {
-            write_run(Kokkos::subview(mask, Kokkos::ALL, at[1], at[2]), n_fast, 0, dx, dy, dz, cc, s.threshold);
+            write_run(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]), length, 0, dx, dy, dz, cc, s.threshold);
           } else if constexpr (std::is_same_v<layout, Kokkos::LayoutRight>) {
-            write_run(Kokkos::subview(mask, at[0], at[1], Kokkos::ALL), n_fast, 2, dx, dy, dz, cc, s.threshold);
+            write_run(Kokkos::subview(out, at[0], at[1], Kokkos::ALL), length, 2, dx, dy, dz, cc, s.threshold);
           } else if (order.fast == 0) {
-            write_run(Kokkos::subview(mask, Kokkos::ALL, at[1], at[2]), n_fast, 0, dx, dy, dz, cc, s.threshold);
+            write_run(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]), length, 0, dx, dy, dz, cc, s.threshold);
           } else if (order.fast == 1) {
-            write_run(Kokkos::subview(mask, at[0], Kokkos::ALL, at[2]), n_fast, 1, dx, dy, dz, cc, s.threshold);
+            write_run(Kokkos::subview(out, at[0], Kokkos::ALL, at[2]), length, 1, dx, dy, dz, cc, s.threshold);
           } else {
-            write_run(Kokkos::subview(mask, at[0], at[1], Kokkos::ALL), n_fast, 2, dx, dy, dz, cc, s.threshold);
+            write_run(Kokkos::subview(out, at[0], at[1], Kokkos::ALL), length, 2, dx, dy, dz, cc, s.threshold);
           }
         });
   } else {
