@@ -25,6 +25,7 @@
 #include <ordo/kernels/detail/work_partition.hpp>
 #include <ordo/nn/detail/batch_norm_checks.hpp>
 #include <ordo/nn/detail/batch_norm_kernels.hpp>
+#include <ordo/nn/detail/batch_norm_team_kernels.hpp>
 #include <ordo/nn/memory_format.hpp>
 
 #include <Kokkos_Core.hpp>

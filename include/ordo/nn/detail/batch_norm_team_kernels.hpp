@@ -1,0 +1,402 @@
+#ifndef ORDO_NN_DETAIL_BATCH_NORM_TEAM_KERNELS_HPP
+#define ORDO_NN_DETAIL_BATCH_NORM_TEAM_KERNELS_HPP
+
+// Batch norm's kernels in the device launch shape (kernels/detail/launch_shape.hpp): the host
+// shape's kernels (batch_norm_kernels.hpp) cut for thousands of threads, with the same bits.
+
+#include <ordo/nn/detail/batch_norm_kernels.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace ordo::nn::detail {
+
+// The device shape. The host's order of additions is kept exactly, so both shapes give the same
+// bits; what can run in parallel is what the host order leaves independent:
+//   blocks (channels first): each run's 8 lanes (run_sum's acc[l]) are independent chains, and so
+//     are the runs of an item; a team takes items_per_team items, a thread per (item, run, lane)
+//     for runs of at least 64 values, neighbouring threads reading neighbouring values, else a
+//     thread per (item, run); the lane and run results meet in team scratch and are added in the
+//     host's order;
+//   rows (channels last, (N, C)): each channel of an item is one chain over the item's rows; a
+//     thread per (item, channel), neighbouring threads on neighbouring channels;
+//   merges: a thread per channel; element passes: a thread per element.
+
+// Lane `lane` of run_sum's 8 accumulators: values lane, lane + 8, ... of the groups of 8, and for
+// lane 0 the tail after them, in run_sum's order.
+template <class T>
+KOKKOS_INLINE_FUNCTION double lane_sum(const T* x, std::int64_t n, int lane) {
+  const std::int64_t groups = n / 8 * 8;
+  double acc = 0;
+  for (std::int64_t i = lane; i < groups; i += 8) acc += static_cast<double>(x[i]);
+  if (lane == 0) {
+    for (std::int64_t i = groups; i < n; ++i) acc += static_cast<double>(x[i]);
+  }
+  return acc;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION double lane_squared_deviations(const T* x, std::int64_t n, double centre, int lane) {
+  const std::int64_t groups = n / 8 * 8;
+  double acc = 0;
+  for (std::int64_t i = lane; i < groups; i += 8) {
+    const double d = static_cast<double>(x[i]) - centre;
+    acc += d * d;
+  }
+  if (lane == 0) {
+    for (std::int64_t i = groups; i < n; ++i) {
+      const double d = static_cast<double>(x[i]) - centre;
+      acc += d * d;
+    }
+  }
+  return acc;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION double lane_centred_dot(const T* x, const T* dy, std::int64_t n, double centre, int lane) {
+  const std::int64_t groups = n / 8 * 8;
+  double acc = 0;
+  for (std::int64_t i = lane; i < groups; i += 8) acc += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+  if (lane == 0) {
+    for (std::int64_t i = groups; i < n; ++i) acc += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+  }
+  return acc;
+}
+
+// How the device shape cuts items among teams: items_per_team items a team, each item
+// chains_per_item chains (blocks: rows_per_item runs of `lanes` chains; rows: channel_width).
+struct team_cut {
+  std::int64_t items_per_team = 1, chains_per_item = 1, teams = 0;
+  int lanes = 1;  // blocks: 8 (a thread per lane of a run) or 1 (a thread per run)
+  bool by_rows = false;
+
+  // Chains a team aims at: a GPU block of 256 threads. Runs shorter than lane_threshold values are
+  // one chain each (a thread per lane would add fewer than 8 values).
+  static constexpr std::int64_t chains_per_team = 256;
+  static constexpr std::int64_t lane_threshold = 64;
+
+  // Doubles of team scratch for `arrays` chain results per chain, and one more per item.
+  KOKKOS_INLINE_FUNCTION std::int64_t scratch_values(int arrays) const {
+    return by_rows ? 0 : (arrays * chains_per_item + 1) * items_per_team;
+  }
+};
+
+inline team_cut team_cut_of(const work_partition& p) {
+  team_cut t;
+  t.by_rows = p.by_rows();
+  if (p.by_rows()) {
+    t.chains_per_item = p.channel_width;
+  } else {
+    t.lanes = p.g.inner >= team_cut::lane_threshold ? 8 : 1;
+    t.chains_per_item = p.rows_per_item * t.lanes;
+  }
+  t.items_per_team = t.chains_per_item >= team_cut::chains_per_team ? 1 : team_cut::chains_per_team / t.chains_per_item;
+  t.teams = (p.items() + t.items_per_team - 1) / t.items_per_team;
+  return t;
+}
+
+template <class Space>
+using team_member_t = typename Kokkos::TeamPolicy<Space>::member_type;
+template <class Space>
+using team_scratch_t = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+// What one team of the blocks kernels works on.
+struct team_items {
+  std::int64_t first = 0, count = 0;
+
+  KOKKOS_INLINE_FUNCTION team_items(const work_partition& p, const team_cut& t, std::int64_t league_rank)
+      : first(league_rank * t.items_per_team) {
+    const std::int64_t left = p.items() - first;
+    count = left < t.items_per_team ? left : t.items_per_team;
+  }
+};
+
+// The sum of one run's chain results in scratch, as run_sum adds its lanes.
+KOKKOS_INLINE_FUNCTION double run_total(const double* chains, int lanes) {
+  if (lanes == 1) return chains[0];
+  const double acc[8] = {chains[0], chains[1], chains[2], chains[3], chains[4], chains[5], chains[6], chains[7]};
+  return sum_of_lanes(acc);
+}
+
+// item_moments_kernel in the device shape.
+template <class T, class Space>
+struct team_moments_kernel {
+  work_partition p;
+  team_cut t;
+  const T* x;
+  double* partial_sum;
+  double* partial_m2;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const team_member_t<Space>& m) const {
+    if (p.by_rows()) {
+      rows(m);
+    } else {
+      blocks(m);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void blocks(const team_member_t<Space>& m) const {
+    const team_items items(p, t, m.league_rank());
+    const std::int64_t cs = p.g.channels, inner = p.g.inner, chains = t.chains_per_item;
+    const int lanes = t.lanes;
+    const team_scratch_t<Space> scratch(m.team_scratch(0), static_cast<std::size_t>(t.scratch_values(1)));
+    double* const chain = scratch.data();
+    double* const centre = chain + t.items_per_team * chains;
+    const auto run_of = [&](std::int64_t j, std::int64_t& q, std::int64_t& c, std::int64_t& row) {
+      const std::int64_t item = items.first + j / chains;
+      q = item / p.channel_items;
+      c = item % p.channel_items;
+      row = p.row_begin(q) + j % chains / lanes;
+      return row < p.row_end(q);
+    };
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
+      std::int64_t q = 0, c = 0, row = 0;
+      if (!run_of(j, q, c, row)) return;
+      const T* run = x + (row * cs + c) * inner;
+      chain[j] = lanes == 1 ? run_sum(run, inner) : lane_sum(run, inner, static_cast<int>(j % lanes));
+    });
+    m.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
+      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      double s = 0;
+      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) s += run_total(chain + g * chains + r * lanes, lanes);
+      partial_sum[q * cs + c] = s;
+      centre[g] = s * p.inverse_count(q);
+    });
+    m.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
+      std::int64_t q = 0, c = 0, row = 0;
+      if (!run_of(j, q, c, row)) return;
+      const T* run = x + (row * cs + c) * inner;
+      const double k = centre[j / chains];
+      chain[j] = lanes == 1 ? run_squared_deviations(run, inner, k)
+                            : lane_squared_deviations(run, inner, k, static_cast<int>(j % lanes));
+    });
+    m.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
+      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      double m2 = 0;
+      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) m2 += run_total(chain + g * chains + r * lanes, lanes);
+      partial_m2[q * cs + c] = m2;
+    });
+  }
+
+  // One channel of a row item, as item_moments_kernel's loops do it for each channel.
+  KOKKOS_INLINE_FUNCTION void rows(const team_member_t<Space>& m) const {
+    const team_items items(p, t, m.league_rank());
+    const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
+      const std::int64_t item = items.first + j / width_max;
+      const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+      const std::int64_t c = p.channel_begin(w) + j % width_max;
+      if (c >= p.channel_end(w)) return;
+      const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+      const double inverse_count = p.inverse_count(q);
+      const T* col = x + c;
+      double sum = 0, m2 = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        const double k = static_cast<double>(col[r0 * cs]);
+        std::int64_t r = r0 + 1;
+        for (; r + 4 <= r1; r += 4) {
+          const double da = static_cast<double>(col[r * cs]) - k, db = static_cast<double>(col[(r + 1) * cs]) - k;
+          const double dd = static_cast<double>(col[(r + 2) * cs]) - k, de = static_cast<double>(col[(r + 3) * cs]) - k;
+          sum += (da + db) + (dd + de);
+          m2 += (da * da + db * db) + (dd * dd + de * de);
+        }
+        for (; r < r1; ++r) {
+          const double da = static_cast<double>(col[r * cs]) - k;
+          sum += da;
+          m2 += da * da;
+        }
+        const double n = static_cast<double>(r1 - r0);
+        const double deviations = m2 - sum * sum * inverse_count;
+        m2 = deviations > 0 ? deviations : 0;
+        sum = n * k + sum;
+      } else {
+        std::int64_t r = r0;
+        for (; r + 4 <= r1; r += 4) {
+          sum += (static_cast<double>(col[r * cs]) + static_cast<double>(col[(r + 1) * cs])) +
+                 (static_cast<double>(col[(r + 2) * cs]) + static_cast<double>(col[(r + 3) * cs]));
+        }
+        for (; r < r1; ++r) sum += static_cast<double>(col[r * cs]);
+        for (r = r0; r + 4 <= r1; r += 4) {
+          const double centre = sum * inverse_count;
+          const double da = static_cast<double>(col[r * cs]) - centre, db = static_cast<double>(col[(r + 1) * cs]) - centre;
+          const double dd = static_cast<double>(col[(r + 2) * cs]) - centre,
+                       de = static_cast<double>(col[(r + 3) * cs]) - centre;
+          m2 += (da * da + db * db) + (dd * dd + de * de);
+        }
+        for (; r < r1; ++r) {
+          const double d = static_cast<double>(col[r * cs]) - sum * inverse_count;
+          m2 += d * d;
+        }
+      }
+      partial_sum[q * cs + c] = sum;
+      partial_m2[q * cs + c] = m2;
+    });
+  }
+};
+
+// item_backward_sums_kernel in the device shape.
+template <class T, class Space>
+struct team_backward_sums_kernel {
+  work_partition p;
+  team_cut t;
+  const T* x;
+  const T* dy;
+  const double* mean;
+  double* partial_dy;
+  double* partial_dotp;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const team_member_t<Space>& m) const {
+    if (p.by_rows()) {
+      rows(m);
+    } else {
+      blocks(m);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void blocks(const team_member_t<Space>& m) const {
+    const team_items items(p, t, m.league_rank());
+    const std::int64_t cs = p.g.channels, inner = p.g.inner, chains = t.chains_per_item;
+    const int lanes = t.lanes;
+    const team_scratch_t<Space> scratch(m.team_scratch(0), static_cast<std::size_t>(t.scratch_values(2)));
+    double* const chain_dy = scratch.data();
+    double* const chain_dotp = chain_dy + t.items_per_team * chains;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
+      const std::int64_t item = items.first + j / chains;
+      const std::int64_t q = item / p.channel_items, c = item % p.channel_items;
+      const std::int64_t row = p.row_begin(q) + j % chains / lanes;
+      if (row >= p.row_end(q)) return;
+      const std::int64_t base = (row * cs + c) * inner;
+      const double centre = mean[c];
+      if (lanes == 1) {
+        chain_dy[j] = run_sum(dy + base, inner);
+        chain_dotp[j] = run_centred_dot(x + base, dy + base, inner, centre);
+      } else {
+        const int lane = static_cast<int>(j % lanes);
+        chain_dy[j] = lane_sum(dy + base, inner, lane);
+        chain_dotp[j] = lane_centred_dot(x + base, dy + base, inner, centre, lane);
+      }
+    });
+    m.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
+      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      double sum_dy = 0, dotp = 0;
+      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) {
+        sum_dy += run_total(chain_dy + g * chains + r * lanes, lanes);
+        dotp += run_total(chain_dotp + g * chains + r * lanes, lanes);
+      }
+      partial_dy[q * cs + c] = sum_dy;
+      partial_dotp[q * cs + c] = dotp;
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void rows(const team_member_t<Space>& m) const {
+    const team_items items(p, t, m.league_rank());
+    const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
+      const std::int64_t item = items.first + j / width_max;
+      const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
+      const std::int64_t c = p.channel_begin(w) + j % width_max;
+      if (c >= p.channel_end(w)) return;
+      const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+      const double centre = mean[c];
+      const T* xc = x + c;
+      const T* gc = dy + c;
+      double sum_dy = 0, dotp = 0;
+      std::int64_t r = r0;
+      for (; r + 2 <= r1; r += 2) {
+        const double a = static_cast<double>(gc[r * cs]), b = static_cast<double>(gc[(r + 1) * cs]);
+        sum_dy += a + b;
+        dotp += (static_cast<double>(xc[r * cs]) - centre) * a + (static_cast<double>(xc[(r + 1) * cs]) - centre) * b;
+      }
+      for (; r < r1; ++r) {
+        const double g = static_cast<double>(gc[r * cs]);
+        sum_dy += g;
+        dotp += (static_cast<double>(xc[r * cs]) - centre) * g;
+      }
+      partial_dy[q * cs + c] = sum_dy;
+      partial_dotp[q * cs + c] = dotp;
+    });
+  }
+};
+
+// merge_moments_kernel for one channel.
+struct channel_merge_moments_kernel {
+  work_partition p;
+  const double* partial_sum;
+  const double* partial_m2;
+  double count;
+  double* mean;
+  double* m2_out;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const {
+    const std::int64_t cs = p.g.channels;
+    double sum = 0, m2 = 0;
+    for (std::int64_t q = 0; q < p.row_items; ++q) sum += partial_sum[q * cs + c];
+    sum /= count;
+    for (std::int64_t q = 0; q < p.row_items; ++q) {
+      const double offset = partial_sum[q * cs + c] * p.inverse_count(q) - sum;
+      m2 += partial_m2[q * cs + c] + p.count(q) * offset * offset;
+    }
+    mean[c] = sum;
+    m2_out[c] = m2;
+  }
+};
+
+// merge_sums_kernel for one channel.
+struct channel_merge_sums_kernel {
+  work_partition p;
+  const double* first;
+  const double* second;
+  double* first_total;
+  double* second_total;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const {
+    const std::int64_t cs = p.g.channels;
+    double a = 0, b = 0;
+    for (std::int64_t q = 0; q < p.row_items; ++q) {
+      a += first[q * cs + c];
+      b += second[q * cs + c];
+    }
+    first_total[c] = a;
+    second_total[c] = b;
+  }
+};
+
+// normalize_kernel for one element of the (outer, C, inner) array.
+template <class T>
+struct element_normalize_kernel {
+  ordo::detail::channel_geometry g;
+  const T* x;
+  T* y;
+  affine_coefficients<T> k;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t c = e / g.inner % g.channels;
+    y[e] = ((x[e] - k.centre_high[c]) - k.centre_low[c]) * k.scale[c] + k.shift[c];
+  }
+};
+
+// input_gradient_kernel for one element.
+template <class T>
+struct element_input_gradient_kernel {
+  ordo::detail::channel_geometry g;
+  const T* x;
+  const T* dy;
+  T* dx;
+  gradient_coefficients<T> k;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t c = e / g.inner % g.channels;
+    dx[e] = ((dy[e] - k.mean_dy[c]) - ((x[e] - k.centre_high[c]) - k.centre_low[c]) * k.projection[c]) * k.scale[c];
+  }
+};
+
+}  // namespace ordo::nn::detail
+
+#endif
