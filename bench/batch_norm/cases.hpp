@@ -91,6 +91,15 @@ struct case_impl final : case_base {
     dbeta = vec_f("dbeta", channels);
     shape = ordo::detail::view_shape_text(xv);
     layout = layout_ == ordo::nn::channels_last ? "channels_last" : "channels_first";
+    fill_inputs();
+    space().fence();
+    reset_running();
+    forward();  // so that saved exists
+    reset_running();
+  }
+  // Not in the constructor: nvcc's extended lambdas need an enclosing function whose address can
+  // be taken.
+  void fill_inputs() {
     const auto xf = x, dyf = dy;
     const auto gm = g;
     Kokkos::parallel_for(
@@ -105,10 +114,6 @@ struct case_impl final : case_base {
           ga(c) = 1.0f + 0.1f * uniform_pm1(303, static_cast<std::uint64_t>(c));
           be(c) = 0.1f * uniform_pm1(404, static_cast<std::uint64_t>(c));
         });
-    space().fence();
-    reset_running();
-    forward();  // so that saved exists
-    reset_running();
   }
   void forward() override {
     saved = ordo::nn::batch_norm_forward_training(xv, gamma, beta, running_mean, running_var, yv, options);
