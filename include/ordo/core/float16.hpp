@@ -94,18 +94,14 @@ struct format16 {
       return float_from_bits(sign | (float_exponent << 23) | (fraction << (23 - FractionBits)));
     }
     if (fraction == 0) return float_from_bits(sign);
-    // Subnormal here; normal in float (both formats' subnormals are within float's normal range
-    // for half, and are float subnormals of the same bits for bfloat16).
+    // Subnormal here. bfloat16's are float subnormals with the same bits; half's are normal floats,
+    // fraction * 2^-24 exactly (a product, not a normalization loop: no branches on a GPU).
     if constexpr (ExponentBits == 8) {
       return float_from_bits(sign | (fraction << (23 - FractionBits)));
     } else {
-      int float_exponent = 1 - bias + 127;
-      while ((fraction & (1U << FractionBits)) == 0) {
-        fraction <<= 1;
-        --float_exponent;
-      }
-      return float_from_bits(sign | (static_cast<std::uint32_t>(float_exponent) << 23) |
-                             ((fraction & fraction_mask) << (23 - FractionBits)));
+      constexpr float unit = float_from_bits(static_cast<std::uint32_t>(127 + 1 - bias - FractionBits) << 23);
+      const float magnitude = static_cast<float>(fraction) * unit;
+      return sign != 0 ? -magnitude : magnitude;
     }
   }
 };
