@@ -28,9 +28,26 @@ inline constexpr bool holds_exactly_v =
     std::numeric_limits<Compute>::min_exponent - std::numeric_limits<Compute>::digits <=
         std::numeric_limits<Storage>::min_exponent - std::numeric_limits<Storage>::digits;
 
-template <floating_storage Storage, std::floating_point Compute = compute_type_t<Storage>>
+namespace detail {
+// Storage's compute type, or void for a type that is not a storage type (so that precision's own
+// static_assert, not a substitution failure, reports it).
+template <class T>
+struct default_compute {
+  using type = void;
+};
+template <floating_storage T>
+struct default_compute<T> {
+  using type = compute_type_t<T>;
+};
+}  // namespace detail
+
+template <class Storage, class Compute = typename detail::default_compute<Storage>::type>
 struct precision {
-  static_assert(holds_exactly_v<Storage, Compute>,
+  static_assert(floating_storage<Storage>,
+                "ordo::precision<Storage, Compute> requires Storage to be float, double, ordo::half, ordo::bfloat16 "
+                "or a type ordo::scalar_traits describes");
+  static_assert(std::is_floating_point_v<Compute>, "ordo::precision<Storage, Compute> requires Compute to be float or double");
+  static_assert(!std::is_floating_point_v<Compute> || holds_exactly_v<Storage, Compute>,
                 "ordo::precision<Storage, Compute> requires Compute to hold every Storage value exactly (as "
                 "many digits and as wide an exponent range): float for half/bfloat16, float or double for "
                 "float, double for double");

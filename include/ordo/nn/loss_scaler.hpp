@@ -184,7 +184,7 @@ class loss_scaler {
     static_assert(sizeof...(Views) > 0, "ordo::nn::loss_scaler::unscale_and_check needs at least one gradient View");
     static_assert((floating_storage<typename Views::non_const_value_type> && ...),
                   "ordo::nn::loss_scaler::unscale_and_check: every gradient must be a View of float, double, "
-                  "ordo::half or ordo::bfloat16 (a type ordo::scalar_traits describes), and not const");
+                  "ordo::half or ordo::bfloat16 (a type ordo::scalar_traits describes)");
     static_assert((!std::is_const_v<typename Views::value_type> && ...),
                   "ordo::nn::loss_scaler::unscale_and_check: gradients are unscaled in place; they cannot be const");
     static_assert((Kokkos::SpaceAccessibility<ExecutionSpace, typename Views::memory_space>::accessible && ...),
