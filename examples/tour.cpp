@@ -7,6 +7,7 @@
 #include <random>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,73 @@ void batch_norm_small_batch() {
   expect(correct, "batch norm must give the statistics and outputs computed by hand");
 }
 
+
+void mixed_precision() {
+  section("Mixed precision (questions 3 and 10): 16-bit storage, float arithmetic");
+  using half_limits = std::numeric_limits<ordo::half>;
+  using bf16_limits = std::numeric_limits<ordo::bfloat16>;
+  static_assert(half_limits::max() == 65504.0f && bf16_limits::epsilon() == 0x1p-7f);
+  std::printf("half:     max %-9g epsilon %-10g smallest subnormal %g\n", static_cast<double>(half_limits::max()),
+              static_cast<double>(half_limits::epsilon()), static_cast<double>(half_limits::denorm_min()));
+  std::printf("bfloat16: max %-9.3g epsilon %-10g smallest subnormal %.3g\n", static_cast<double>(bf16_limits::max()),
+              static_cast<double>(bf16_limits::epsilon()), static_cast<double>(bf16_limits::denorm_min()));
+
+  // Swamping: a bfloat16 running sum of values in [0, 1) stops growing once its spacing exceeds
+  // twice the addends; a float accumulator (ordo's default for 16-bit Views) does not.
+  const std::size_t n = 1 << 20;
+  Kokkos::View<ordo::bfloat16*> x("x", n);
+  auto host = Kokkos::create_mirror_view(x);
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  double true_sum = 0;  // exact: bfloat16 values in [2^-24, 1) are multiples of 2^-31, sum < 2^20
+  for (std::size_t i = 0; i < n; ++i) {
+    host(i) = ordo::bfloat16(uniform(rng));
+    true_sum += static_cast<double>(host(i));
+  }
+  Kokkos::deep_copy(x, host);
+  ordo::bfloat16 running(0.0f);
+  for (std::size_t i = 0; i < n; ++i) running = ordo::bfloat16(running + host(i));
+  const float exact_mean = ordo::mean<float>(x, ordo::summation::exact);
+  std::printf("mean of 1M bfloat16 values in [0, 1): bfloat16 running sum %g -> mean %.3g; exact mean %.7g\n",
+              static_cast<double>(running), static_cast<double>(running) / static_cast<double>(n),
+              static_cast<double>(exact_mean));
+  expect(exact_mean == static_cast<float>(true_sum / static_cast<double>(n)),
+         "the exact mean of bfloat16 values must be the correctly rounded mean");
+  expect(static_cast<float>(running) < 0.01f * static_cast<float>(true_sum), "a bfloat16 running sum must stall");
+
+  // Overflow: softmax of bfloat16 logits (1e4, 0, -1e4). exp(1e4) is infinite in any format, so
+  // exp/sum gives inf/inf = NaN; ordo subtracts the row's maximum, computes in float and rounds once.
+  Kokkos::View<ordo::bfloat16**> logits("logits", 1, 3), probs("probs", 1, 3);
+  auto hl = Kokkos::create_mirror_view(logits);
+  hl(0, 0) = ordo::bfloat16(1e4f);
+  hl(0, 1) = ordo::bfloat16(0.0f);
+  hl(0, 2) = ordo::bfloat16(-1e4f);
+  Kokkos::deep_copy(logits, hl);
+  ordo::nn::softmax(logits, probs);
+  auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probs);
+  const float naive = std::exp(static_cast<float>(hl(0, 0))) /
+                      (std::exp(static_cast<float>(hl(0, 0))) + std::exp(0.0f) + std::exp(static_cast<float>(hl(0, 2))));
+  std::printf("softmax(1e4, 0, -1e4): naive exp/sum %g; ordo::nn::softmax %g %g %g\n", static_cast<double>(naive),
+              static_cast<double>(hp(0, 0)), static_cast<double>(hp(0, 1)), static_cast<double>(hp(0, 2)));
+  expect(std::isnan(naive) && hp(0, 0) == 1.0f && hp(0, 1) == 0.0f && hp(0, 2) == 0.0f,
+         "naive softmax must overflow and ordo's give (1, 0, 0)");
+
+  // Underflow: an activation gradient of 1e-8 is 0 in half. Backward from the scaled loss carries
+  // it as 1e-8 * 2^16, a normal half; the weight gradient it feeds is a float (AMP keeps weights
+  // and their gradients in float), and unscaling it there recovers 1e-8.
+  ordo::nn::loss_scaler scaler;
+  const ordo::half carried(scaler.scale(1e-8f));
+  Kokkos::View<float*> weight_grad("weight_grad", 1);
+  Kokkos::deep_copy(weight_grad, static_cast<float>(carried));
+  const bool finite = scaler.unscale_and_check(weight_grad);
+  scaler.update();
+  auto unscaled = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), weight_grad);
+  std::printf("gradient 1e-8 in half: %g; carried scaled by 2^16: %g; unscaled in float: %.4g\n",
+              static_cast<double>(ordo::half(1e-8f)), static_cast<double>(carried), static_cast<double>(unscaled(0)));
+  expect(finite && ordo::half(1e-8f) == 0.0f && std::fabs(unscaled(0) - 1e-8f) < 1e-10f,
+         "1e-8 must underflow in half and survive loss scaling");
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -190,6 +258,7 @@ int main(int argc, char* argv[]) {
   seed_chain_evaluated();
   mean_of_a_million_floats();
   batch_norm_small_batch();
+  mixed_precision();
   if (wrong_results > 0) std::fprintf(stderr, "the tour found %d wrong results\n", wrong_results);
   return wrong_results == 0 ? 0 : 1;
 }

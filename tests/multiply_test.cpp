@@ -1,3 +1,4 @@
+#include <ordo/core/float16.hpp>
 #include <ordo/kernels/multiply.hpp>
 
 #include "support/brute_force_chain.hpp"
@@ -8,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -430,3 +432,81 @@ TEST_CASE_TEMPLATE_DEFINE("bad input: mismatched, wrongly sized or aliased matri
   CHECK(std::all_of(host.begin(), host.end(), [](double v) { return v == 0.0; }));
 }
 ORDO_TEST_ALL_SPACES(errors_id);
+
+// ---- 16-bit storage and named precision ----
+
+namespace {
+
+// One product as the portable GEMM computes it for inner dimensions up to its 256-deep slice:
+// products added in k order into a Compute sum that starts at 0, rounded once to T.
+template <class T, class Compute>
+std::vector<T> product_rounded_once(const std::vector<T>& a, const std::vector<T>& b, std::size_t m, std::size_t k,
+                                    std::size_t n) {
+  std::vector<T> c(m * n);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      Compute sum = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const Compute product = static_cast<Compute>(a[i * k + p]) * static_cast<Compute>(b[p * n + j]);
+        sum = sum + product;
+      }
+      c[i * n + j] = static_cast<T>(sum);
+    }
+  }
+  return c;
+}
+
+template <class T>
+std::vector<T> uniform_storage(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<T> v;
+  for (std::size_t i = 0; i < count; ++i) v.push_back(T(d(rng)));
+  return v;
+}
+
+template <class T>
+bool same_storage_bits(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+template <class S, class ExecutionSpace>
+void check_storage_chain() {
+  // (10 x 40)(40 x 3)(3 x 30): the plan is (A1 A2) A3, whose intermediate is stored in S.
+  std::mt19937_64 rng(77);
+  ordo::matrix<S, 10, 40, ExecutionSpace> a;
+  ordo::matrix<S, 40, 3, ExecutionSpace> b;
+  ordo::matrix<S, 3, 30, ExecutionSpace> c;
+  const auto va = uniform_storage<S>(400, rng), vb = uniform_storage<S>(120, rng), vc = uniform_storage<S>(90, rng);
+  fill(a, va);
+  fill(b, vb);
+  fill(c, vc);
+  static_assert(decltype(ordo::chain(a, b, c))::order() == "((A1A2)A3)");
+  const auto r = ordo::multiply(a, b, c);
+  static_assert(std::is_same_v<typename decltype(r)::value_type, S>);
+  const auto ab = product_rounded_once<S, float>(va, vb, 10, 40, 3);
+  const auto expected = product_rounded_once<S, float>(ab, vc, 10, 3, 30);
+  CHECK(same_storage_bits(to_host(r), expected));
+  // The default pair, named, gives the same bits.
+  CHECK(same_storage_bits(to_host(ordo::multiply(a, b, c, ordo::precision<S, float>{})), expected));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("16-bit chains multiply in float and store every product rounded once; precision<float, "
+                          "double> accumulates float data in double",
+                          ExecutionSpace, storage_chain_id) {
+  check_storage_chain<ordo::half, ExecutionSpace>();
+  check_storage_chain<ordo::bfloat16, ExecutionSpace>();
+  std::mt19937_64 rng(78);
+  ordo::matrix<float, ordo::dynamic, ordo::dynamic, ExecutionSpace> a(7, 200), b(200, 5);
+  const auto va = uniform_storage<float>(1400, rng), vb = uniform_storage<float>(1000, rng);
+  fill(a, va);
+  fill(b, vb);
+  const auto in_double = product_rounded_once<float, double>(va, vb, 7, 200, 5);
+  CHECK(same_storage_bits(to_host(ordo::multiply(a, b, ordo::precision<float, double>{})), in_double));
+  // Without the pair, float data take BLAS or the float kernel, which round 200 times per element:
+  // the double result is the float product's correctly rounded value here, the float one is not.
+  const auto in_float = to_host(ordo::multiply(a, b));
+  CHECK(!same_storage_bits(in_float, in_double));
+}
+ORDO_TEST_ALL_SPACES(storage_chain_id);

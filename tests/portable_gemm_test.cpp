@@ -1,3 +1,4 @@
+#include <ordo/core/float16.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
 
 #include "support/execution_spaces.hpp"
@@ -5,10 +6,14 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <random>
+#include <utility>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -643,3 +648,134 @@ TEST_CASE("portable_gemm's device shape stages fit a GPU team's default shared m
   CHECK(staged(0.0) >= static_cast<std::size_t>(tiling::kc * (tiling::mc + tiling::nc)) * sizeof(double));
   CHECK(tiling::team_size == 256);
 }
+
+// ---- 16-bit storage: A, B and C of ordo::half or ordo::bfloat16, multiply-add in float, each
+// element of C rounded once. The bits must be those of the float GEMM of the widened operands in
+// the same launch shape (the same products in the same k order) rounded to the 16-bit type, and
+// every element within half a 16-bit spacing plus the float dot-product bound of the long double
+// result:
+//   |C - C_exact| <= spacing(C) / 2 + (k + 8) u_float (|alpha| (|A||B|)_ij + |beta| |C0_ij|).
+// precision<float, double> does the same for float data accumulated in double.
+
+namespace {
+
+template <class S>
+long double spacing_at(long double v) {
+  int e = 0;
+  (void)std::frexp(v, &e);
+  return std::ldexp(1.0L, std::max(e, std::numeric_limits<S>::min_exponent) - std::numeric_limits<S>::digits);
+}
+
+template <class Storage, class Compute, class ExecutionSpace, class CLayout, ordo::detail::launch_shape Shape>
+void check_narrow_storage(std::size_t m, std::size_t k, std::size_t n, Compute alpha, Compute beta, std::uint64_t seed) {
+  CAPTURE(m);
+  CAPTURE(k);
+  CAPTURE(n);
+  CAPTURE(static_cast<double>(alpha));
+  CAPTURE(static_cast<double>(beta));
+  using memory = typename ExecutionSpace::memory_space;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  Kokkos::View<Storage**, Kokkos::LayoutLeft, memory> a("a", m, k);
+  Kokkos::View<Storage**, Kokkos::LayoutRight, memory> b("b", k, n);
+  Kokkos::View<Storage**, CLayout, memory> c("c", m, n);
+  Kokkos::View<Compute**, Kokkos::LayoutLeft, memory> wa("wa", m, k);
+  Kokkos::View<Compute**, Kokkos::LayoutRight, memory> wb("wb", k, n);
+  Kokkos::View<Compute**, CLayout, memory> wc("wc", m, n);
+  const auto ha = Kokkos::create_mirror_view(a);
+  const auto hb = Kokkos::create_mirror_view(b);
+  const auto hc = Kokkos::create_mirror_view(c);
+  const auto hwa = Kokkos::create_mirror_view(wa);
+  const auto hwb = Kokkos::create_mirror_view(wb);
+  const auto hwc = Kokkos::create_mirror_view(wc);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t p = 0; p < k; ++p) {
+      ha(i, p) = Storage(d(rng));
+      hwa(i, p) = static_cast<Compute>(ha(i, p));
+    }
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    for (std::size_t j = 0; j < n; ++j) {
+      hb(p, j) = Storage(d(rng));
+      hwb(p, j) = static_cast<Compute>(hb(p, j));
+    }
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      hc(i, j) = Storage(d(rng));
+      hwc(i, j) = static_cast<Compute>(hc(i, j));
+    }
+  }
+  const auto c0 = Kokkos::create_mirror(c);
+  Kokkos::deep_copy(c0, hc);
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  Kokkos::deep_copy(c, hc);
+  Kokkos::deep_copy(wa, hwa);
+  Kokkos::deep_copy(wb, hwb);
+  Kokkos::deep_copy(wc, hwc);
+  ordo::detail::portable_gemm<Shape, Compute>(ExecutionSpace(), alpha, a, b, beta, c);
+  ordo::detail::portable_gemm<Shape>(ExecutionSpace(), alpha, wa, wb, beta, wc);
+  ExecutionSpace().fence();
+  Kokkos::deep_copy(hc, c);
+  Kokkos::deep_copy(hwc, wc);
+  const long double u = std::ldexp(1.0L, -std::numeric_limits<Compute>::digits);
+  std::size_t rounded_once = 0, within = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      long double exact = 0, magnitude = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const long double product = static_cast<long double>(static_cast<float>(ha(i, p))) *
+                                    static_cast<long double>(static_cast<float>(hb(p, j)));
+        exact += product;
+        magnitude += std::fabs(product);
+      }
+      const long double initial = static_cast<float>(c0(i, j));
+      const long double reference = static_cast<long double>(alpha) * exact + static_cast<long double>(beta) * initial;
+      const long double got = static_cast<float>(hc(i, j));
+      const long double bound =
+          spacing_at<Storage>(std::max(std::fabs(got), std::fabs(reference))) / 2 +
+          static_cast<long double>(k + 8) * u *
+              (std::fabs(static_cast<long double>(alpha)) * magnitude + std::fabs(static_cast<long double>(beta) * initial));
+      if (std::fabs(got - reference) <= bound) ++within;
+      const auto once = static_cast<Storage>(hwc(i, j));
+      if (std::memcmp(&once, &hc(i, j), sizeof once) == 0) ++rounded_once;
+    }
+  }
+  CHECK(rounded_once == m * n);
+  CHECK(within == m * n);
+}
+
+template <class Storage, class Compute, class ExecutionSpace>
+void check_narrow_storage_cases() {
+  using ordo::detail::launch_shape;
+  const auto slice = static_cast<std::size_t>(ordo::detail::gemm_slice_depth<Compute>);
+  // Several slices of k, blocks of both shapes with short edges, a single element, k == 0.
+  const std::size_t sizes[][3] = {{37, 2 * slice + 5, 29}, {70, 17, 130}, {1, 1, 1}, {5, 0, 3}, {65, slice, 3}};
+  std::uint64_t seed = 40000;
+  const std::pair<Compute, Compute> scalings[] = {{Compute(1), Compute(0)}, {Compute(0.75), Compute(-0.5)}};
+  for (const auto& s : sizes) {
+    for (const auto& [alpha, beta] : scalings) {
+      if constexpr (ordo::is_host_space_v<ExecutionSpace>) {  // one thread per team, 1 MiB of scratch
+        check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutRight, launch_shape::host>(
+            s[0], s[1], s[2], alpha, beta, ++seed);
+      }
+      check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutLeft, launch_shape::device>(s[0], s[1], s[2], alpha,
+                                                                                                        beta, ++seed);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("16-bit storage: float multiply-adds, one rounding on store, in both launch shapes",
+                          ExecutionSpace, gemm_narrow_id) {
+  check_narrow_storage_cases<ordo::half, float, ExecutionSpace>();
+  check_narrow_storage_cases<ordo::bfloat16, float, ExecutionSpace>();
+  // Float data accumulated in double: precision<float, double>.
+  check_narrow_storage_cases<float, double, ExecutionSpace>();
+  static_assert(std::is_same_v<ordo::detail::gemm_scalar_t<ordo::half>, float>);
+  static_assert(std::is_same_v<ordo::detail::gemm_scalar_t<ordo::bfloat16>, float>);
+  static_assert(std::is_same_v<ordo::detail::gemm_scalar_t<double>, double>);
+}
+ORDO_TEST_ALL_SPACES(gemm_narrow_id);

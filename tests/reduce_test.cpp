@@ -1,3 +1,4 @@
+#include <ordo/core/float16.hpp>
 #include <ordo/kernels/reduce.hpp>
 
 #include "support/exact_reference.hpp"
@@ -729,3 +730,273 @@ TEST_CASE_TEMPLATE_DEFINE("kahan and neumaier lanes give the same bits vectorize
   }
 }
 ORDO_TEST_ALL_SPACES(lanes_id);
+
+// ---- 16-bit storage (ordo::half, ordo::bfloat16): sums accumulate in float or double ----
+
+namespace {
+
+// A 16-bit value as a float, from its bits alone (independent of ordo's conversions).
+template <class S>
+float float_of_bits(S v) {
+  const std::uint32_t b = v.bits();
+  if constexpr (std::is_same_v<S, ordo::bfloat16>) {
+    return std::bit_cast<float>(b << 16);
+  } else {
+    const int exponent = static_cast<int>((b >> 10) & 31U);
+    const int fraction = static_cast<int>(b & 1023U);
+    float magnitude = 0;
+    if (exponent == 31) {
+      magnitude = fraction == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    } else if (exponent == 0) {
+      magnitude = std::ldexp(static_cast<float>(fraction), -24);
+    } else {
+      magnitude = std::ldexp(static_cast<float>(1024 + fraction), exponent - 25);
+    }
+    return (b & 0x8000U) != 0 ? -magnitude : magnitude;
+  }
+}
+
+template <class S>
+struct storage_set {
+  std::string name;
+  std::vector<S> values;
+};
+
+// Random finite bit patterns (bfloat16: exponents within 2^±40, so that no float partial sum
+// overflows), all subnormals, cancelling pairs, uniform [0, 1), and many of half's largest value,
+// whose sum only float's range holds.
+template <class S>
+std::vector<storage_set<S>> storage_data_sets() {
+  constexpr bool is_half = std::is_same_v<S, ordo::half>;
+  std::mt19937_64 rng(2024);
+  std::vector<storage_set<S>> sets;
+  {
+    std::vector<S> v;
+    while (v.size() < 100'003) {
+      const auto bits = static_cast<std::uint16_t>(rng());
+      const unsigned exponent = is_half ? (bits >> 10) & 31U : (bits >> 7) & 255U;
+      if (is_half ? exponent == 31 : (exponent != 0 && (exponent < 87 || exponent > 167))) continue;
+      v.push_back(S::from_bits(bits));
+    }
+    sets.push_back({"random finite bit patterns", v});
+  }
+  {
+    std::vector<S> v(5000);
+    const unsigned fraction_mask = is_half ? 0x3ffU : 0x7fU;
+    for (auto& x : v) x = S::from_bits(static_cast<std::uint16_t>((rng() % fraction_mask + 1) | (rng() % 2 == 0 ? 0x8000U : 0U)));
+    sets.push_back({"all subnormal", v});
+  }
+  {
+    std::vector<S> v;
+    for (int i = 0; i < 3000; ++i) {
+      const auto bits = static_cast<std::uint16_t>(rng() & 0x3fffU);
+      v.push_back(S::from_bits(bits));
+      v.push_back(S::from_bits(static_cast<std::uint16_t>(bits | 0x8000U)));
+    }
+    v.push_back(S::from_bits(1));  // the smallest subnormal survives the cancellation
+    std::shuffle(v.begin(), v.end(), rng);
+    sets.push_back({"cancelling pairs and one subnormal", v});
+  }
+  {
+    std::vector<S> v(1 << 18);
+    std::uniform_real_distribution<float> d(0.0f, 1.0f);
+    for (auto& x : v) x = S(d(rng));
+    sets.push_back({"uniform [0, 1)", v});
+  }
+  if constexpr (is_half) sets.push_back({"1000 x 65504, half's largest", std::vector<S>(1000, S::from_bits(0x7bffU))});
+  return sets;
+}
+
+template <class S>
+std::vector<float> floats_of(const std::vector<S>& values) {
+  std::vector<float> f;
+  for (const S v : values) f.push_back(float_of_bits(v));
+  return f;
+}
+
+// Column 0 of an (n, 2) LayoutRight View: a LayoutStride View with stride 2, read through the View.
+template <class S, class Space>
+auto strided_view(const std::vector<S>& values) {
+  Kokkos::View<S**, Kokkos::LayoutRight, typename Space::memory_space> pairs("pairs", values.size(), 2);
+  auto host = Kokkos::create_mirror_view(pairs);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    host(i, 0) = values[i];
+    host(i, 1) = S(7.0f);
+  }
+  Kokkos::deep_copy(pairs, host);
+  return Kokkos::subview(pairs, Kokkos::ALL, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// The exact sum and mean of 16-bit values, default (float) and double results, through the
+// public API, the strided read and both launch shapes, against the big-integer oracle of the
+// values' floats.
+template <class S, class ExecutionSpace>
+void check_storage_exact() {
+  for (const auto& set : storage_data_sets<S>()) {
+    CAPTURE(set.name);
+    const std::vector<float> f = floats_of(set.values);
+    const auto reference = ordo_test::exact_sum(f);
+    const auto view = to_view<S, ExecutionSpace>(set.values);
+    static_assert(std::is_same_v<decltype(ordo::sum(view)), float>);
+    static_assert(std::is_same_v<decltype(ordo::sum<double>(view)), double>);
+    const float s = ordo::sum(ExecutionSpace(), view);
+    CHECK(ordo_test::is_correctly_rounded(s, reference));
+    CHECK(ordo_test::is_correctly_rounded(ordo::sum<double>(ExecutionSpace(), view), reference));
+    CHECK(ordo_test::is_correctly_rounded(ordo::mean<float>(ExecutionSpace(), view, ordo::summation::exact), reference,
+                                          f.size()));
+    CHECK(ordo_test::is_correctly_rounded(ordo::mean<double>(ExecutionSpace(), view), reference, f.size()));
+    const auto strided = strided_view<S, ExecutionSpace>(set.values);
+    CHECK(bits_of(ordo::sum(ExecutionSpace(), strided)) == bits_of(s));
+    // Both launch shapes hold the same accumulator.
+    for (const ordo::detail::launch_shape shape : {ordo::detail::launch_shape::host, ordo::detail::launch_shape::device}) {
+      auto acc = ordo::detail::reduce_view<float>(ExecutionSpace(), view, ordo::summation::exact, shape);
+      auto expected = ordo::detail::reduce_view<float>(ExecutionSpace(), to_view<float, ExecutionSpace>(f),
+                                                        ordo::summation::exact, ordo::detail::launch_shape::host);
+      acc.normalize();
+      expected.normalize();
+      for (int i = 0; i < acc.chunk_count; ++i) CHECK(acc.chunk[i] == expected.chunk[i]);
+      CHECK(bits_of(ordo::detail::finish_sum<float, ordo::summation::exact_t>(acc)) == bits_of(s));
+    }
+  }
+}
+
+// The other policies accumulate in float (sum) or double (sum<double>) and keep their documented
+// bounds with that type's unit roundoff; both launch shapes run the same blocks.
+template <class Policy, class S, class Space>
+void check_storage_policy(Policy policy) {
+  for (const auto& set : storage_data_sets<S>()) {
+    CAPTURE(set.name);
+    const std::vector<float> f = floats_of(set.values);
+    const auto view = to_view<S, Space>(set.values);
+    const long double exact = ordo_test::exact_sum(f).to_long_double();
+    const long double magnitude = sum_of_magnitudes(f);
+    const long double u_float = std::ldexp(1.0L, -24), u_double = std::ldexp(1.0L, -53);
+    const float s = ordo::sum(Space(), view, policy);
+    const double d = ordo::sum<double>(Space(), view, policy);
+    CHECK(std::fabs(static_cast<long double>(s) - exact) <=
+          bound_in_units<Policy>(f.size()) * u_float * magnitude + u_float * std::fabs(exact) + 1e-45L);
+    CHECK(std::fabs(static_cast<long double>(d) - exact) <=
+          bound_in_units<Policy>(f.size()) * u_double * magnitude + u_double * std::fabs(exact) + 1e-320L);
+    CHECK(bits_of(ordo::sum(Space(), strided_view<S, Space>(set.values), policy)) == bits_of(s));
+    const auto host = ordo::detail::reduce_view<float>(Space(), view, policy, ordo::detail::launch_shape::host);
+    const auto device = ordo::detail::reduce_view<float>(Space(), view, policy, ordo::detail::launch_shape::device);
+    CHECK(bits_of(ordo::detail::finish_sum<float, Policy>(host)) == bits_of(ordo::detail::finish_sum<float, Policy>(device)));
+  }
+}
+
+template <class S, class Space>
+void check_storage_ieee() {
+  const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN(), one(1.0f);
+  const auto sum = [](const std::vector<S>& v) { return ordo::sum(Space(), to_view<S, Space>(v)); };
+  CHECK(std::isnan(sum({one, nan, one})));
+  CHECK(std::isnan(sum({inf, S(-static_cast<float>(inf))})));
+  CHECK(sum({inf, one}) == std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(ordo::sum(Space(), to_view<S, Space>({one, nan}), ordo::summation::neumaier)));
+  const Kokkos::View<S*, typename Space::memory_space> empty("empty", 0);
+  CHECK(ordo::sum(Space(), empty) == 0.0f);
+  CHECK_THROWS_AS(ordo::mean(Space(), empty), std::domain_error);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("16-bit storage: exact sums and means are correctly rounded in float and double", ExecutionSpace,
+                          storage_exact_id) {
+  check_storage_exact<ordo::half, ExecutionSpace>();
+  check_storage_exact<ordo::bfloat16, ExecutionSpace>();
+  // The issue's example: the mean of bfloat16 values, exact, in float.
+  const auto x = to_view<ordo::bfloat16, ExecutionSpace>(std::vector<ordo::bfloat16>(1000, ordo::bfloat16(0.1f)));
+  const float m = ordo::mean<float>(x, ordo::summation::exact);
+  CHECK(bits_of(m) == bits_of(float_of_bits(ordo::bfloat16(0.1f))));
+}
+ORDO_TEST_ALL_SPACES(storage_exact_id);
+
+TEST_CASE_TEMPLATE_DEFINE("16-bit storage: every policy accumulates in float or double within its bound" *
+                              doctest::skip(fast_math),
+                          ExecutionSpace, storage_policies_id) {
+  check_storage_policy<ordo::summation::naive_t, ordo::half, ExecutionSpace>(ordo::summation::naive);
+  check_storage_policy<ordo::summation::pairwise_t, ordo::half, ExecutionSpace>(ordo::summation::pairwise);
+  check_storage_policy<ordo::summation::kahan_t, ordo::half, ExecutionSpace>(ordo::summation::kahan);
+  check_storage_policy<ordo::summation::neumaier_t, ordo::half, ExecutionSpace>(ordo::summation::neumaier);
+  check_storage_policy<ordo::summation::naive_t, ordo::bfloat16, ExecutionSpace>(ordo::summation::naive);
+  check_storage_policy<ordo::summation::pairwise_t, ordo::bfloat16, ExecutionSpace>(ordo::summation::pairwise);
+  check_storage_policy<ordo::summation::kahan_t, ordo::bfloat16, ExecutionSpace>(ordo::summation::kahan);
+  check_storage_policy<ordo::summation::neumaier_t, ordo::bfloat16, ExecutionSpace>(ordo::summation::neumaier);
+  check_storage_ieee<ordo::half, ExecutionSpace>();
+  check_storage_ieee<ordo::bfloat16, ExecutionSpace>();
+}
+ORDO_TEST_ALL_SPACES(storage_policies_id);
+
+TEST_CASE_TEMPLATE_DEFINE("16-bit storage: the reducers accumulate in float" * doctest::skip(fast_math), ExecutionSpace,
+                          storage_reducers_id) {
+  static_assert(std::is_same_v<ordo::reducers::naive<ordo::bfloat16>::value_type, float>);
+  static_assert(std::is_same_v<ordo::reducers::kahan<ordo::half>::value_type, ordo::detail::compensated<float>>);
+  static_assert(std::is_same_v<ordo::reducers::pairwise<ordo::half>::value_type, ordo::detail::pairwise_counter<float>>);
+  static_assert(std::is_same_v<ordo::reducers::exact<ordo::bfloat16>::value_type, ordo::detail::exact_accumulator<float>>);
+  // 1 and 1000 values of 2^-8: a bfloat16 running sum stays at 1 (1 + 2^-8 is a tie that rounds
+  // to even), while the reducers' float sums are exact: 1 + 1000 / 256 = 4.90625.
+  std::vector<ordo::bfloat16> values(1001, ordo::bfloat16(0.00390625f));
+  values[0] = ordo::bfloat16(1.0f);
+  ordo::bfloat16 running(0.0f);
+  for (const auto v : values) running = ordo::bfloat16(static_cast<float>(running) + static_cast<float>(v));
+  CHECK(static_cast<float>(running) == 1.0f);
+  const auto view = to_view<ordo::bfloat16, ExecutionSpace>(values);
+  float naive = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, values.size()),
+      KOKKOS_LAMBDA(std::size_t i, float& acc) { ordo::reducers::naive<ordo::bfloat16>::add(acc, view(i)); },
+      ordo::reducers::naive<ordo::bfloat16>(naive));
+  CHECK(naive == 4.90625f);
+  ordo::detail::exact_accumulator<float> exact;
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<ExecutionSpace>(ExecutionSpace(), 0, values.size()),
+      KOKKOS_LAMBDA(std::size_t i, ordo::detail::exact_accumulator<float>& acc) {
+        ordo::reducers::exact<ordo::bfloat16>::add(acc, view(i));
+        acc.normalize();
+      },
+      ordo::reducers::exact<ordo::bfloat16>(exact));
+  CHECK(ordo::reducers::exact<ordo::bfloat16>::result(exact) == 4.90625f);
+  CHECK(ordo::reducers::exact<ordo::bfloat16>::result<double>(exact) == 4.90625);
+}
+ORDO_TEST_ALL_SPACES(storage_reducers_id);
+
+TEST_CASE("widen and narrow, the kernels' vectorizing conversions, agree with the 16-bit types' own") {
+  // Every 16-bit pattern widened (NaN payloads included), bit for bit.
+  std::size_t widen_mismatches = 0;
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    const auto h = ordo::half::from_bits(static_cast<std::uint16_t>(b));
+    const auto g = ordo::bfloat16::from_bits(static_cast<std::uint16_t>(b));
+    const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+    if (bits(ordo::detail::widen(h)) != bits(static_cast<float>(h))) ++widen_mismatches;
+    if (bits(ordo::detail::widen(g)) != bits(static_cast<float>(g))) ++widen_mismatches;
+  }
+  CHECK(widen_mismatches == 0);
+  // narrow<half> against half(float) on floats spread over every exponent (every 997th pattern)
+  // and at half's rounding boundaries: each normal half's midpoints to its neighbours, the
+  // subnormal midpoints, the overflow threshold 65520, each with its two float neighbours. (All
+  // 2^32 floats agreed when the function was written.)
+  std::vector<float> floats;
+  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 997) {
+    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+  }
+  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
+    const float here = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b)));
+    const float next = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b + 1)));
+    const float middle = here + (next - here) / 2;  // exact: one more bit than half has
+    for (const float f : {std::nextafter(middle, 0.0f), middle, std::nextafter(middle, 1e9f)}) {
+      floats.push_back(f);
+      floats.push_back(-f);
+    }
+  }
+  std::size_t narrow_mismatches = 0;
+  for (const float f : floats) {
+    if (ordo::detail::narrow<ordo::half>(f).bits() != ordo::half(f).bits()) ++narrow_mismatches;
+    if (ordo::detail::narrow<ordo::bfloat16>(f).bits() != ordo::bfloat16(f).bits()) ++narrow_mismatches;
+  }
+  CHECK(narrow_mismatches == 0);
+  static_assert(ordo::detail::narrow<ordo::half>(65520.0f).is_inf());
+  static_assert(ordo::detail::widen(ordo::half::from_bits(1)) == 0x1p-24f);
+}

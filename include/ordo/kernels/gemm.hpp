@@ -3,9 +3,10 @@
 
 // ordo::gemm(space, alpha, A, B, beta, C): C = alpha * A * B + beta * C on any Kokkos execution
 // space, dispatched to BLAS on host spaces, cuBLAS on Kokkos::Cuda, and a portable team-tiled
-// Kokkos kernel otherwise.
+// Kokkos kernel otherwise (16-bit storage, and float or double computed in another type, always).
 
 #include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/precision.hpp>
 #include <ordo/kernels/detail/blas_gemm.hpp>
 #include <ordo/kernels/detail/blas_operand.hpp>
 #include <ordo/kernels/detail/cublas_gemm.hpp>
@@ -68,15 +69,17 @@ struct gemm_region {
 
 }  // namespace detail
 
-// C = alpha * A * B + beta * C for rank-2 Views (any layout) in memory ExecutionSpace can access.
-// When beta == 0, C is not read. Throws std::invalid_argument if the extents do not conform.
-// Asynchronous like a Kokkos kernel on the portable and cuBLAS paths; the BLAS path fences the
-// space first and returns when done.
-template <class ExecutionSpace, class AView, class BView, class CView>
-  requires(Kokkos::is_view<AView>::value && Kokkos::is_view<BView>::value && Kokkos::is_view<CView>::value)
-void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha, const AView& a, const BView& b,
-          typename CView::non_const_value_type beta, const CView& c, gemm_backend backend = gemm_backend::automatic) {
+namespace detail {
+
+// ordo::gemm with products and sums in Compute (void: gemm_scalar_t of the Views' type). BLAS and
+// cuBLAS take only float and double computed in their own type; everything else, 16-bit storage
+// and precision<float, double> included, runs the portable kernel (a forced BLAS or cuBLAS path
+// refuses it with the messages below).
+template <class Compute, class ExecutionSpace, class AView, class BView, class CView>
+void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> alpha, const AView& a, const BView& b,
+                   gemm_compute_t<Compute, CView> beta, const CView& c, gemm_backend backend) {
   using value_type = typename CView::non_const_value_type;
+  using compute_type = gemm_compute_t<Compute, CView>;
   static_assert(AView::rank == 2 && BView::rank == 2 && CView::rank == 2,
                 "ordo::gemm(space, alpha, A, B, beta, C) requires rank-2 Views");
   static_assert(std::is_same_v<typename AView::non_const_value_type, value_type> &&
@@ -87,10 +90,11 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename CView::memory_space>::accessible,
                 "ordo::gemm: the execution space must be able to access the memory of A, B and C");
+  constexpr bool blas_types = blas_scalar_v<value_type> && std::is_same_v<compute_type, value_type>;
   if (a.extent(1) != b.extent(0) || c.extent(0) != a.extent(0) || c.extent(1) != b.extent(1)) {
-    throw std::invalid_argument("ordo::gemm: A is " + detail::shape_text(a.extent(0), a.extent(1)) + ", B is " +
-                                detail::shape_text(b.extent(0), b.extent(1)) + " and C is " +
-                                detail::shape_text(c.extent(0), c.extent(1)) + "; C = A B needs A m x k, B k x n, C m x n");
+    throw std::invalid_argument("ordo::gemm: A is " + shape_text(a.extent(0), a.extent(1)) + ", B is " +
+                                shape_text(b.extent(0), b.extent(1)) + " and C is " +
+                                shape_text(c.extent(0), c.extent(1)) + "; C = A B needs A m x k, B k x n, C m x n");
   }
   const std::size_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
 
@@ -100,12 +104,12 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
 
   if (backend == gemm_backend::automatic || backend == gemm_backend::blas) {
 #if defined(ORDO_HAS_BLAS)
-    if constexpr (is_host_space_v<ExecutionSpace> && detail::blas_scalar_v<value_type>) {
+    if constexpr (is_host_space_v<ExecutionSpace> && blas_types) {
       // Announced only when BLAS takes the call, so that profilers see one region per product.
-      if (detail::blas_can_take(a, b, c)) {
-        detail::gemm_region region(m, k, n, gemm_backend::blas);
+      if (blas_can_take(a, b, c)) {
+        gemm_region region(m, k, n, gemm_backend::blas);
         space.fence();
-        detail::try_blas_gemm(alpha, a, b, beta, c);
+        try_blas_gemm(alpha, a, b, beta, c);
         return;
       }
     }
@@ -118,10 +122,10 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
   }
   if (backend == gemm_backend::automatic || backend == gemm_backend::cublas) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
-    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && detail::blas_scalar_v<value_type>) {
-      if (detail::blas_can_take(a, b, c)) {
-        detail::gemm_region region(m, k, n, gemm_backend::cublas);
-        detail::try_cublas_gemm(space, alpha, a, b, beta, c);
+    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && blas_types) {
+      if (blas_can_take(a, b, c)) {
+        gemm_region region(m, k, n, gemm_backend::cublas);
+        try_cublas_gemm(space, alpha, a, b, beta, c);
         return;
       }
     }
@@ -131,15 +135,51 @@ void gemm(const ExecutionSpace& space, typename CView::non_const_value_type alph
           "ordo::gemm: the cuBLAS backend needs Kokkos::Cuda, float or double, and a build with ORDO_HAS_CUBLAS");
     }
   }
-  detail::gemm_region region(m, k, n, gemm_backend::portable);
-  detail::portable_gemm(space, alpha, a, b, beta, c);
+  gemm_region region(m, k, n, gemm_backend::portable);
+  portable_gemm<Compute>(space, alpha, a, b, beta, c);
+}
+
+}  // namespace detail
+
+// C = alpha * A * B + beta * C for rank-2 Views (any layout) in memory ExecutionSpace can access.
+// When beta == 0, C is not read. Throws std::invalid_argument if the extents do not conform.
+// Asynchronous like a Kokkos kernel on the portable and cuBLAS paths; the BLAS path fences the
+// space first and returns when done. Views of ordo::half or ordo::bfloat16 multiply and add in
+// float (alpha and beta are floats) and round each element of C once.
+template <class ExecutionSpace, class AView, class BView, class CView>
+  requires(Kokkos::is_view<AView>::value && Kokkos::is_view<BView>::value && Kokkos::is_view<CView>::value)
+void gemm(const ExecutionSpace& space, detail::gemm_scalar_t<typename CView::non_const_value_type> alpha,
+          const AView& a, const BView& b, detail::gemm_scalar_t<typename CView::non_const_value_type> beta,
+          const CView& c, gemm_backend backend = gemm_backend::automatic) {
+  detail::gemm_dispatch<void>(space, alpha, a, b, beta, c, backend);
+}
+
+// The same with the pair named: Storage must be the Views' scalar type, and products and sums
+// run in Compute (ordo::precision<float, double>: float data accumulated in double, one rounding
+// per element of C).
+template <class ExecutionSpace, class AView, class BView, class CView, class Storage, class Compute>
+  requires(Kokkos::is_view<AView>::value && Kokkos::is_view<BView>::value && Kokkos::is_view<CView>::value)
+void gemm(const ExecutionSpace& space, std::type_identity_t<Compute> alpha, const AView& a, const BView& b,
+          std::type_identity_t<Compute> beta, const CView& c, precision<Storage, Compute>,
+          gemm_backend backend = gemm_backend::automatic) {
+  static_assert(std::is_same_v<typename CView::non_const_value_type, Storage>,
+                "ordo::gemm(space, alpha, A, B, beta, C, ordo::precision<Storage, Compute>) requires Storage to be "
+                "the scalar type of A, B and C");
+  detail::gemm_dispatch<Compute>(space, alpha, a, b, beta, c, backend);
 }
 
 // The same for ordo::matrix operands, on their execution space.
 template <any_matrix A, any_matrix B, any_matrix C>
-void gemm(typename std::remove_cvref_t<C>::value_type alpha, const A& a, const B& b,
-          typename std::remove_cvref_t<C>::value_type beta, const C& c, gemm_backend backend = gemm_backend::automatic) {
+void gemm(detail::gemm_scalar_t<typename std::remove_cvref_t<C>::value_type> alpha, const A& a, const B& b,
+          detail::gemm_scalar_t<typename std::remove_cvref_t<C>::value_type> beta, const C& c,
+          gemm_backend backend = gemm_backend::automatic) {
   gemm(typename std::remove_cvref_t<C>::execution_space{}, alpha, a.view(), b.view(), beta, c.view(), backend);
+}
+
+template <any_matrix A, any_matrix B, any_matrix C, class Storage, class Compute>
+void gemm(std::type_identity_t<Compute> alpha, const A& a, const B& b, std::type_identity_t<Compute> beta, const C& c,
+          precision<Storage, Compute> p, gemm_backend backend = gemm_backend::automatic) {
+  gemm(typename std::remove_cvref_t<C>::execution_space{}, alpha, a.view(), b.view(), beta, c.view(), p, backend);
 }
 
 }  // namespace ordo

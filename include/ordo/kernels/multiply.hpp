@@ -11,6 +11,7 @@
 
 #include <ordo/core/chain.hpp>
 #include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/precision.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
 
@@ -183,11 +184,11 @@ auto chain(const Ms&... operands) {
   }
 }
 
-// Evaluates the chain into result in the planned order, using one workspace allocation of
-// plan().peak_temporary_elements() elements. Returns when the result is complete.
-template <class... Ms, any_matrix R>
-void evaluate(const chain_expression<Ms...>& expression, const R& result,
-              gemm_backend backend = gemm_backend::automatic) {
+namespace detail {
+
+// evaluate with every product's multiply-adds in Compute (void: gemm_scalar_t of the scalar type).
+template <class Compute, class... Ms, any_matrix R>
+void evaluate_chain(const chain_expression<Ms...>& expression, const R& result, gemm_backend backend) {
   using expression_type = chain_expression<Ms...>;
   using value_type = typename expression_type::value_type;
   using execution_space = typename expression_type::execution_space;
@@ -249,12 +250,37 @@ void evaluate(const chain_expression<Ms...>& expression, const R& result,
       const bool is_root = p + 1 == products.size();
       node_view out = is_root ? node_view(result.view())
                               : node_view(workspace.data() + step.workspace_offset, step.rows, step.cols);
-      gemm(space, value_type(1), nodes[step.left], nodes[step.right], value_type(0), out, backend);
+      using compute_type = gemm_compute_t<Compute, node_view>;
+      gemm_dispatch<Compute>(space, compute_type(1), nodes[step.left], nodes[step.right], compute_type(0), out,
+                             backend);
       nodes[n + p] = out;
     }
     // The workspace is released on return; kernels that still read it must be done.
     space.fence();
   }
+}
+
+}  // namespace detail
+
+// Evaluates the chain into result in the planned order, using one workspace allocation of
+// plan().peak_temporary_elements() elements. Returns when the result is complete. Chains of
+// ordo::half or ordo::bfloat16 multiply and add in float; each product, intermediates included,
+// is stored in the 16-bit type, rounded once per element.
+template <class... Ms, any_matrix R>
+void evaluate(const chain_expression<Ms...>& expression, const R& result,
+              gemm_backend backend = gemm_backend::automatic) {
+  detail::evaluate_chain<void>(expression, result, backend);
+}
+
+// The same with the pair named: every product multiplies and adds in Compute (float data in double
+// with ordo::precision<float, double>) and is rounded once to Storage, the operands' scalar type.
+template <class... Ms, any_matrix R, class Storage, class Compute>
+void evaluate(const chain_expression<Ms...>& expression, const R& result, precision<Storage, Compute>,
+              gemm_backend backend = gemm_backend::automatic) {
+  static_assert(std::is_same_v<Storage, typename chain_expression<Ms...>::value_type>,
+                "ordo::evaluate(chain, result, ordo::precision<Storage, Compute>) requires Storage to be the "
+                "operands' scalar type");
+  detail::evaluate_chain<Compute>(expression, result, backend);
 }
 
 // The product of the operands, computed in the planned order into a new matrix.
@@ -267,6 +293,55 @@ auto multiply(const Ms&... operands) {
     evaluate(expression, result);
     return result;
   }
+}
+
+namespace detail {
+
+// Matrices followed by one ordo::precision<Storage, Compute>.
+template <class... Args>
+consteval bool matrices_then_precision() {
+  constexpr std::size_t count = sizeof...(Args);
+  if constexpr (count < 2) {
+    return false;
+  } else {
+    constexpr bool is_matrix[] = {any_matrix<Args>...};
+    for (std::size_t i = 0; i + 1 < count; ++i) {
+      if (!is_matrix[i]) return false;
+    }
+    return precision_policy<std::tuple_element_t<count - 1, std::tuple<Args...>>>;
+  }
+}
+
+template <class Precision, class... Ms>
+auto multiply_in(const Ms&... operands) {
+  if constexpr (valid_chain_operands<Ms...>()) {
+    static_assert(std::is_same_v<typename Precision::storage_type, typename chain_operands<Ms...>::value_type>,
+                  "ordo::multiply(..., ordo::precision<Storage, Compute>) requires Storage to be the operands' "
+                  "scalar type");
+    auto expression = chain_expression<Ms...>(operands...);
+    auto result = expression.make_result();
+    evaluate(expression, result, Precision{});
+    return result;
+  }
+}
+
+template <class Precision, class Tuple, std::size_t... I>
+auto multiply_operands(const Tuple& arguments, std::index_sequence<I...>) {
+  return multiply_in<Precision>(std::get<I>(arguments)...);
+}
+
+}  // namespace detail
+
+// The product with the pair named by a trailing ordo::precision<Storage, Compute>:
+//   ordo::multiply(a, b, c, ordo::precision<float, double>{});   // float data, double multiply-adds
+//   ordo::multiply(a, b, ordo::precision<ordo::half, float>{});  // the default for half, said
+template <class... Args>
+  requires(detail::matrices_then_precision<Args...>())
+auto multiply(const Args&... arguments) {
+  using arguments_type = std::tuple<Args...>;
+  using precision_type = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, arguments_type>>;
+  return detail::multiply_operands<precision_type>(std::forward_as_tuple(arguments...),
+                                                   std::make_index_sequence<sizeof...(Args) - 1>{});
 }
 
 }  // namespace ordo

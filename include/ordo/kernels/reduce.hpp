@@ -10,6 +10,7 @@
 // Error bounds and measurements: docs/reductions.md.
 
 #include <ordo/core/config.hpp>
+#include <ordo/core/detail/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/exact_blocks.hpp>
 #include <ordo/kernels/detail/exact_rounding.hpp>
@@ -149,15 +150,33 @@ class reducer_base {
   value_type* value_;
 };
 
+// What a reducer of Input values accumulates in: float and double themselves, a storage type's
+// compute type.
+template <class Input>
+struct reduced {
+  using type = Input;
+};
+template <floating_storage Input>
+struct reduced<Input> {
+  using type = compute_type_t<Input>;
+};
+template <class Input>
+using reduced_t = typename reduced<Input>::type;
+
 }  // namespace detail
 
 namespace reducers {
 
+// Each reducer sums values of Input in T = reduced_t<Input>: Input itself for float and double, the
+// compute type (float) for a 16-bit storage type, whose own precision would swamp a running sum
+// after a few hundred values. add() takes T, into which Input converts exactly.
+
 // Plain sum in T.
-template <class T, class Space = Kokkos::HostSpace>
-struct naive : detail::reducer_base<naive<T, Space>, T, Space> {
+template <class Input, class Space = Kokkos::HostSpace>
+struct naive : detail::reducer_base<naive<Input, Space>, detail::reduced_t<Input>, Space> {
+  using T = detail::reduced_t<Input>;
   using reducer = naive;
-  using detail::reducer_base<naive<T, Space>, T, Space>::reducer_base;
+  using detail::reducer_base<naive<Input, Space>, T, Space>::reducer_base;
   KOKKOS_INLINE_FUNCTION void join(T& dest, const T& src) const { dest += src; }
 #if KOKKOS_VERSION < 30700
   // C++20 deprecates compound assignment to volatile, hence the spelled-out form.
@@ -169,11 +188,12 @@ struct naive : detail::reducer_base<naive<T, Space>, T, Space> {
 };
 
 // Kahan summation per thread; partial results joined with a compensated addition.
-template <class T, class Space = Kokkos::HostSpace>
-struct kahan : detail::reducer_base<kahan<T, Space>, detail::compensated<T>, Space> {
+template <class Input, class Space = Kokkos::HostSpace>
+struct kahan : detail::reducer_base<kahan<Input, Space>, detail::compensated<detail::reduced_t<Input>>, Space> {
+  using T = detail::reduced_t<Input>;
   using reducer = kahan;
   using value_type = detail::compensated<T>;
-  using detail::reducer_base<kahan<T, Space>, value_type, Space>::reducer_base;
+  using detail::reducer_base<kahan<Input, Space>, value_type, Space>::reducer_base;
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
     detail::kahan_add(dest, src.sum);
     detail::kahan_add(dest, -src.compensation);
@@ -193,11 +213,12 @@ struct kahan : detail::reducer_base<kahan<T, Space>, detail::compensated<T>, Spa
 };
 
 // Neumaier summation per thread; partial results joined with a compensated addition.
-template <class T, class Space = Kokkos::HostSpace>
-struct neumaier : detail::reducer_base<neumaier<T, Space>, detail::compensated<T>, Space> {
+template <class Input, class Space = Kokkos::HostSpace>
+struct neumaier : detail::reducer_base<neumaier<Input, Space>, detail::compensated<detail::reduced_t<Input>>, Space> {
+  using T = detail::reduced_t<Input>;
   using reducer = neumaier;
   using value_type = detail::compensated<T>;
-  using detail::reducer_base<neumaier<T, Space>, value_type, Space>::reducer_base;
+  using detail::reducer_base<neumaier<Input, Space>, value_type, Space>::reducer_base;
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
     detail::neumaier_add(dest, src.sum);
     dest.compensation += src.compensation;
@@ -217,11 +238,13 @@ struct neumaier : detail::reducer_base<neumaier<T, Space>, detail::compensated<T
 };
 
 // Pairwise: each added value is one leaf; counters merge digit by digit.
-template <class T, class Space = Kokkos::HostSpace>
-struct pairwise : detail::reducer_base<pairwise<T, Space>, detail::pairwise_counter<T>, Space> {
+template <class Input, class Space = Kokkos::HostSpace>
+struct pairwise
+    : detail::reducer_base<pairwise<Input, Space>, detail::pairwise_counter<detail::reduced_t<Input>>, Space> {
+  using T = detail::reduced_t<Input>;
   using reducer = pairwise;
   using value_type = detail::pairwise_counter<T>;
-  using detail::reducer_base<pairwise<T, Space>, value_type, Space>::reducer_base;
+  using detail::reducer_base<pairwise<Input, Space>, value_type, Space>::reducer_base;
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
     for (int l = 0; l < value_type::levels; ++l) {
       if (((src.occupied >> l) & 1u) != 0) detail::pairwise_insert(dest, src.partial[l], l);
@@ -247,13 +270,15 @@ struct pairwise : detail::reducer_base<pairwise<T, Space>, detail::pairwise_coun
   static T result(const value_type& v) { return detail::pairwise_total(v); }
 };
 
-// Exact: a superaccumulator per thread, merged exactly. T is the input type (float or double);
-// round with result<Out>() on the host.
-template <class T, class Space = Kokkos::HostSpace>
-struct exact : detail::reducer_base<exact<T, Space>, detail::exact_accumulator<T>, Space> {
+// Exact: a superaccumulator per thread, merged exactly. T is the input's compute type (float or
+// double; float for 16-bit input, whose values it holds exactly); round with result<Out>() on the
+// host.
+template <class Input, class Space = Kokkos::HostSpace>
+struct exact : detail::reducer_base<exact<Input, Space>, detail::exact_accumulator<detail::reduced_t<Input>>, Space> {
+  using T = detail::reduced_t<Input>;
   using reducer = exact;
   using value_type = detail::exact_accumulator<T>;
-  using detail::reducer_base<exact<T, Space>, value_type, Space>::reducer_base;
+  using detail::reducer_base<exact<Input, Space>, value_type, Space>::reducer_base;
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.merge(src); }
 #if KOKKOS_VERSION < 30700
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
@@ -312,6 +337,32 @@ struct reducer_for<summation::exact_t, T, Acc, Space> {
   using type = reducers::exact<compute_type_t<T>, Space>;
 };
 
+// A storage type's values read in its compute type, for the exact sum's portable steps.
+template <class Data>
+struct widening_reader {
+  Data data;
+  KOKKOS_FORCEINLINE_FUNCTION auto operator[](std::int64_t i) const { return widen(data[i]); }
+};
+
+// Adds x[begin, end) of a 16-bit storage type (at most reduction_block elements) exactly. On x86
+// hosts the block is widened into a buffer first (a loop that vectorizes, reading 2 bytes per
+// element) and summed by the float kernels, whose fast paths nearly every 16-bit block takes:
+// a 16-bit value has at most 11 significant bits, so a block's lane sums stay exact in double
+// unless its magnitudes span more than about 2^34. Elsewhere (device code) the portable steps
+// read through widen(), without a buffer in a thread's local memory.
+template <class S>
+KOKKOS_INLINE_FUNCTION void exact_add_widened_block(exact_accumulator<compute_type_t<S>>& acc, const S* x,
+                                                    std::int64_t begin, std::int64_t end) {
+#if defined(ORDO_IMPL_EXACT_SSE2)
+  compute_type_t<S> widened[reduction_block];
+  const std::int64_t n = end - begin;
+  for (std::int64_t i = 0; i < n; ++i) widened[i] = widen(x[begin + i]);
+  exact_add_block(acc, static_cast<const compute_type_t<S>*>(widened), 0, n);
+#else
+  exact_add_block(acc, widening_reader<const S*>{x}, begin, end);
+#endif
+}
+
 template <class Policy, class Acc, class View>
 struct block_sum_functor {
   // Not named value_type: Kokkos would take that for the reduction's value type.
@@ -331,24 +382,29 @@ struct block_sum_functor {
         Acc r[8] = {};
         std::int64_t i = leaf;
         for (; i + 8 <= leaf_end; i += 8) {
-          for (int j = 0; j < 8; ++j) r[j] += static_cast<Acc>(x(i + j));
+          for (int j = 0; j < 8; ++j) r[j] += static_cast<Acc>(widen(x(i + j)));
         }
         Acc s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < leaf_end; ++i) s += static_cast<Acc>(x(i));
+        for (; i < leaf_end; ++i) s += static_cast<Acc>(widen(x(i)));
         reducer_type::add(acc, s);
       }
     } else if constexpr (std::is_same_v<Policy, summation::exact_t>) {
-      // The pointer kernels read the compute type directly; other storage goes through the View.
-      if constexpr ((std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
-                     std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) &&
-                    std::is_same_v<element_type, compute_type_t<element_type>>) {
+      // The pointer kernels read the compute type directly, and contiguous 16-bit storage once
+      // widened to it; other Views go through the portable steps, widened element by element.
+      constexpr bool contiguous = std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
+                                  std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>;
+      if constexpr (contiguous && std::is_same_v<element_type, compute_type_t<element_type>>) {
         exact_add_block(acc, x.data(), begin, end);
-      } else {
+      } else if constexpr (contiguous) {
+        exact_add_widened_block(acc, x.data(), begin, end);
+      } else if constexpr (std::is_same_v<element_type, compute_type_t<element_type>>) {
         exact_add_block(acc, x, begin, end);
+      } else {
+        exact_add_block(acc, widening_reader<View>{x}, begin, end);
       }
       acc.normalize();
     } else if constexpr (std::is_same_v<Policy, summation::naive_t>) {
-      for (std::int64_t i = begin; i < end; ++i) acc += static_cast<Acc>(x(i));
+      for (std::int64_t i = begin; i < end; ++i) acc += static_cast<Acc>(widen(x(i)));
     } else {
       // Kahan and Neumaier in independent lanes, so that the dependent chains overlap and the
       // lane updates vectorize; lanes then join the thread's sum with the same compensated
@@ -362,11 +418,13 @@ struct block_sum_functor {
       }
 #endif
       for (; i + lanes <= end; i += lanes) {
-        for (int j = 0; j < lanes; ++j) compensated_step<Policy>(sum[j], compensation[j], static_cast<Acc>(x(i + j)));
+        for (int j = 0; j < lanes; ++j) {
+          compensated_step<Policy>(sum[j], compensation[j], static_cast<Acc>(widen(x(i + j))));
+        }
       }
       compensated<Acc> lane[lanes];
       for (int j = 0; j < lanes; ++j) lane[j] = {sum[j], compensation[j]};
-      for (; i < end; ++i) reducer_type::add(lane[0], static_cast<Acc>(x(i)));
+      for (; i < end; ++i) reducer_type::add(lane[0], static_cast<Acc>(widen(x(i))));
       const reducer_type join_with(acc);
       for (int j = 0; j < lanes; ++j) join_with.join(acc, lane[j]);
     }
@@ -395,7 +453,7 @@ struct block_sum_functor {
           memcpy(&v, x + i + k * width, sizeof v);
         } else {
           Acc converted[width];
-          for (int w = 0; w < width; ++w) converted[w] = static_cast<Acc>(x[i + k * width + w]);
+          for (int w = 0; w < width; ++w) converted[w] = static_cast<Acc>(widen(x[i + k * width + w]));
           memcpy(&v, converted, sizeof v);
         }
         compensated_step<Policy>(s[k], c[k], v);
@@ -423,7 +481,7 @@ struct strided_exact_functor {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, accumulator& acc) const {
     std::int64_t adds = 0;
     for (std::int64_t i = t; i < n; i += stride) {
-      acc.add(to_compute(x(i)));
+      acc.add(widen(x(i)));
       if (++adds == accumulator::adds_between_normalizations) {
         acc.normalize();
         adds = 0;

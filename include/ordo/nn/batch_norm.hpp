@@ -98,8 +98,19 @@ using ordo::detail::scratch_lease;
 using ordo::detail::scratch_slot;
 using ordo::detail::uninitialized_view;
 
+// x, y, dy and dx: float, double, or a storage type whose compute type is float or double
+// (ordo::half, ordo::bfloat16).
 template <class T>
-inline constexpr bool batch_norm_scalar_v = floating_storage<T> && std::is_same_v<T, compute_type_t<T>>;
+inline constexpr bool batch_norm_scalar_v = floating_storage<T>;
+
+// 16-bit x takes gamma, beta, the running statistics and dgamma, dbeta in its compute type, float,
+// as PyTorch's autocast keeps them; float and double x take them as before.
+template <class T, class... Views>
+inline constexpr bool batch_norm_parameters_v = true;  // not a storage type: batch_norm_scalar_v says so
+template <floating_storage T, class... Views>
+inline constexpr bool batch_norm_parameters_v<T, Views...> =
+    std::is_same_v<T, compute_type_t<T>> ||
+    (std::is_same_v<typename Views::non_const_value_type, compute_type_t<T>> && ...);
 
 // The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
 // results do not depend on it), with team scratch for the chains' results.
@@ -137,8 +148,8 @@ void launch_local_moments(launch_shape shape, const work_partition& p, const T* 
 }
 
 template <class Space, class T>
-void launch_normalize(launch_shape shape, const work_partition& p, const T* x, T* y, const affine_coefficients<T>& k,
-                      const char* label) {
+void launch_normalize(launch_shape shape, const work_partition& p, const T* x, T* y,
+                      const affine_coefficients<compute_type_t<T>>& k, const char* label) {
   if (shape == launch_shape::host) {
     Kokkos::parallel_for(label, item_policy<Space>(0, p.items()), dispatched(normalize_kernel<T>{p, x, y, k}));
   } else {
@@ -153,8 +164,9 @@ void launch_apply_statistics(launch_shape shape, const work_partition& p, double
                              const StatView& running_mean, const StatView& running_var, T* y,
                              const batch_norm_saved<Memory>& saved, const batch_norm_options& options,
                              const char* coefficients_label, const char* normalize_label) {
+  using C = compute_type_t<T>;
   const std::int64_t cs = p.g.channels;
-  const scratch_lease<T, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  const scratch_lease<C, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
   const auto coefficients = coefficient_lease.part(0, 4 * cs);
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
@@ -167,11 +179,11 @@ void launch_apply_statistics(launch_shape shape, const work_partition& p, double
         const double is = 1.0 / ordo::detail::math::sqrt(biased + eps);
         mean(c) = m;
         invstd(c) = is;
-        const auto centre = split<T>(m);
+        const auto centre = split<C>(m);
         coefficients(c) = centre.high;
         coefficients(cs + c) = centre.low;
-        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
-        coefficients(3 * cs + c) = static_cast<T>(beta(c));
+        coefficients(2 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<C>(beta(c));
         running_mean(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * m);
         running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
       });
@@ -208,8 +220,9 @@ void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, dou
                                 const batch_norm_saved<Memory>& saved, T* dx, const GradView& dgamma,
                                 const GradView& dbeta, const char* coefficients_label, const char* gradient_label) {
   using G = typename GradView::non_const_value_type;
+  using C = compute_type_t<T>;
   const std::int64_t cs = p.g.channels;
-  const scratch_lease<T, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::backward coefficients",
+  const scratch_lease<C, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::backward coefficients",
                                                                               5 * cs);
   const auto coefficients = coefficient_lease.part(0, 5 * cs);
   const auto mean = saved.mean;
@@ -218,16 +231,16 @@ void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, dou
       coefficients_label, item_policy<Space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
         const double sum_dy = total_dy[c], dotp = total_dotp[c];
         const double is = invstd(c);
-        const auto centre = split<T>(mean(c));
+        const auto centre = split<C>(mean(c));
         coefficients(c) = centre.high;
         coefficients(cs + c) = centre.low;
-        coefficients(2 * cs + c) = static_cast<T>(sum_dy / count);
-        coefficients(3 * cs + c) = static_cast<T>(is * is * dotp / count);
-        coefficients(4 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
+        coefficients(2 * cs + c) = static_cast<C>(sum_dy / count);
+        coefficients(3 * cs + c) = static_cast<C>(is * is * dotp / count);
+        coefficients(4 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
         dgamma(c) = static_cast<G>(dotp * is);
         dbeta(c) = static_cast<G>(sum_dy);
       });
-  const gradient_coefficients<T> k{coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+  const gradient_coefficients<C> k{coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
                                    coefficients.data() + 3 * cs, coefficients.data() + 4 * cs};
   if (shape == launch_shape::host) {
     Kokkos::parallel_for(gradient_label, item_policy<Space>(0, p.items()),
@@ -283,7 +296,8 @@ batch_norm_statistics<typename XView::memory_space> local_statistics(launch_shap
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   const auto b = block_layout_of(op, options.layout, x);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
@@ -310,9 +324,13 @@ batch_norm_saved<typename XView::memory_space> apply_statistics(
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_apply_statistics: y must have x's value type");
+  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
+                "ordo::nn::batch_norm_apply_statistics: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
+                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
   static_assert(accessible_from_v<space, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
                 "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
                 "statistics must be accessible from x's execution space");
@@ -344,9 +362,13 @@ batch_norm_saved<typename XView::memory_space> forward_training(launch_shape sha
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_forward_training: y must have x's value type");
+  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
+                "ordo::nn::batch_norm_forward_training: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
+                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
   static_assert(accessible_from_v<space, YView, ParamView, StatView>,
                 "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
                 "execution space");
@@ -384,9 +406,13 @@ void forward_inference(launch_shape shape, const XView& x, const ParamView& gamm
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_forward_inference: y must have x's value type");
+  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
+                "ordo::nn::batch_norm_forward_inference: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
+                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
   static_assert(accessible_from_v<space, YView, ParamView, StatView>,
                 "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
                 "execution space");
@@ -396,17 +422,18 @@ void forward_inference(launch_shape shape, const XView& x, const ParamView& gamm
   const std::int64_t cs = b.g.channels;
   const auto xs = read_operand(x, b);
   const auto ys = write_operand(y, b);
-  const scratch_lease<T, memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  using C = compute_type_t<T>;
+  const scratch_lease<C, memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
   const auto coefficients = coefficient_lease.part(0, 4 * cs);
   const double eps = options.eps;
   Kokkos::parallel_for(
       "ordo::nn::batch_norm_forward_inference coefficients", item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
         const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
-        const auto centre = split<T>(static_cast<double>(running_mean(c)));
+        const auto centre = split<C>(static_cast<double>(running_mean(c)));
         coefficients(c) = centre.high;
         coefficients(cs + c) = centre.low;
-        coefficients(2 * cs + c) = static_cast<T>(is * static_cast<double>(gamma(c)));
-        coefficients(3 * cs + c) = static_cast<T>(beta(c));
+        coefficients(2 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<C>(beta(c));
       });
   launch_normalize<space>(shape, p, xs.data(), ys.data(),
                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
@@ -425,7 +452,8 @@ batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(launc
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename DyView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
   static_assert(accessible_from_v<space, DyView, Kokkos::View<double*, MemorySpace>>,
@@ -458,10 +486,14 @@ void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumS
   constexpr const char* op = "ordo::nn::batch_norm_apply_gradient_sums";
   using space = typename XView::execution_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
                     std::is_same_v<typename DxView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_apply_gradient_sums: dy and dx must have x's value type");
+  static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
+                "ordo::nn::batch_norm_apply_gradient_sums: x of ordo::half or ordo::bfloat16 requires gamma, dgamma "
+                "and dbeta of float, its compute type (as PyTorch's autocast keeps them)");
   static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
                                   Kokkos::View<double*, SumSpace>>,
                 "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
@@ -491,10 +523,14 @@ void backward(launch_shape shape, const DyView& dy, const XView& x, const ParamV
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double");
+  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
+                                        "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
                     std::is_same_v<typename DxView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
+  static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
+                "ordo::nn::batch_norm_backward: x of ordo::half or ordo::bfloat16 requires gamma, dgamma and dbeta of "
+                "float, its compute type (as PyTorch's autocast keeps them)");
   static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
                 "ordo::nn::batch_norm_backward: dy, dx, gamma, the gradients and saved must be accessible from x's "
                 "execution space");

@@ -25,12 +25,15 @@
 // the 16 stages of a slice.
 
 #include <ordo/core/config.hpp>
+#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace ordo::detail {
@@ -117,6 +120,45 @@ struct gemm_tiling<ExecutionSpace, T, launch_shape::device> {
   static constexpr int a_copies = 1;
   static_assert(gemm_slice_depth<T> % kc == 0,
                 "ordo: the device shape's stages must tile the slices the host shape accumulates");
+};
+
+// The type a GEMM of T values multiplies and adds in: T for float, double and integers, the
+// compute type (float) for a 16-bit storage type. An explicit Compute overrides it
+// (ordo::precision<float, double> accumulates float data in double).
+template <class T>
+struct gemm_scalar {
+  using type = T;
+};
+template <floating_storage T>
+struct gemm_scalar<T> {
+  using type = compute_type_t<T>;
+};
+template <class T>
+using gemm_scalar_t = typename gemm_scalar<T>::type;
+
+template <class Compute, class CView>
+using gemm_compute_t =
+    std::conditional_t<std::is_void_v<Compute>, gemm_scalar_t<typename CView::non_const_value_type>, Compute>;
+
+// Copies between C and its compute-type twin (see portable_gemm): widened exactly, narrowed with
+// one rounding.
+template <class To, class From>
+struct gemm_convert_copy {
+  To to;
+  From from;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    using to_type = typename To::non_const_value_type;
+    using from_type = typename From::non_const_value_type;
+    const std::int64_t i = e / n, j = e % n;
+    if constexpr (floating_storage<to_type> && std::is_same_v<from_type, compute_type_t<to_type>>) {
+      to(i, j) = narrow<to_type>(from(i, j));
+    } else if constexpr (floating_storage<from_type>) {
+      to(i, j) = static_cast<to_type>(widen(from(i, j)));
+    } else {
+      to(i, j) = static_cast<to_type>(from(i, j));
+    }
+  }
 };
 
 // Kokkos 3 takes the byte count of Kokkos::PerTeam as an int, Kokkos 4 as a size_t.
@@ -479,27 +521,45 @@ struct portable_gemm_device_kernel {
 // Asynchronous on `space`. Preconditions (extents conform) are checked by the caller.
 // portable_gemm<Shape>(...) runs the given launch shape on any space (tests run the device shape
 // on the host); portable_gemm(...) the one made for the space.
-template <launch_shape Shape, class ExecutionSpace, class AView, class BView, class CView>
-void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha,
-                   const AView& a, const BView& b, typename CView::non_const_value_type beta,
-                   const CView& c) {
+//
+// Compute (default: gemm_scalar_t of C's value type) is what products and sums run in. When C's
+// value type is narrower (16-bit storage, or float data under precision<float, double>), the
+// product goes into a compute-type twin of C (C widened into it first when beta != 0) and each
+// element of C is rounded once at the end: the bits of the same GEMM on the widened operands,
+// rounded to storage. (C itself cannot hold the partial results between slices of k without
+// rounding them.) The twin costs two passes over C, little next to the 2 m n k operations.
+template <launch_shape Shape, class Compute = void, class ExecutionSpace, class AView, class BView, class CView>
+void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> alpha, const AView& a,
+                   const BView& b, gemm_compute_t<Compute, CView> beta, const CView& c) {
   static_assert(Kokkos::is_view<AView>::value && Kokkos::is_view<BView>::value &&
                     Kokkos::is_view<CView>::value,
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires Kokkos::Views");
   static_assert(AView::rank == 2 && BView::rank == 2 && CView::rank == 2,
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires rank-2 views");
-  static_assert(std::is_arithmetic_v<typename CView::non_const_value_type> &&
-                    !std::is_same_v<typename CView::non_const_value_type, bool>,
+  using value_type = gemm_compute_t<Compute, CView>;
+  static_assert(std::is_arithmetic_v<value_type> && !std::is_same_v<value_type, bool>,
                 "ordo::detail::portable_gemm(space, alpha, a, b, beta, c) requires an arithmetic "
-                "value type other than bool");
-  using value_type = typename CView::non_const_value_type;
+                "value type other than bool, or a storage type ordo::scalar_traits describes");
 
   const auto m = static_cast<std::int64_t>(c.extent(0));
   const auto n = static_cast<std::int64_t>(c.extent(1));
   const auto k = alpha == value_type(0) ? std::int64_t{0} : static_cast<std::int64_t>(a.extent(1));
   if (m == 0 || n == 0 || (k == 0 && beta == value_type(1))) return;
 
-  if constexpr (Shape == launch_shape::device) {
+  if constexpr (!std::is_same_v<typename CView::non_const_value_type, value_type>) {
+    using layout = std::conditional_t<std::is_same_v<typename CView::array_layout, Kokkos::LayoutLeft>,
+                                      Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+    using wide_view = Kokkos::View<value_type**, layout, typename CView::memory_space>;
+    const wide_view wide(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::gemm compute-type C")),
+                         c.extent(0), c.extent(1));
+    const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> elements(space, 0, m * n);
+    if (beta != value_type(0)) {
+      Kokkos::parallel_for("ordo::gemm widen C", elements, gemm_convert_copy<wide_view, CView>{wide, c, n});
+    }
+    portable_gemm<Shape, value_type>(space, alpha, a, b, beta, wide);
+    Kokkos::parallel_for("ordo::gemm round C", elements, gemm_convert_copy<CView, wide_view>{c, wide, n});
+    space.fence();  // the twin is released on return
+  } else if constexpr (Shape == launch_shape::device) {
     using kernel = portable_gemm_device_kernel<ExecutionSpace, AView, BView, CView>;
     using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
     const std::int64_t column_blocks = (n + kernel::nc - 1) / kernel::nc;
@@ -562,11 +622,10 @@ void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_
   }
 }
 
-template <class ExecutionSpace, class AView, class BView, class CView>
-void portable_gemm(const ExecutionSpace& space, typename CView::non_const_value_type alpha,
-                   const AView& a, const BView& b, typename CView::non_const_value_type beta,
-                   const CView& c) {
-  portable_gemm<default_launch_shape_v<ExecutionSpace>>(space, alpha, a, b, beta, c);
+template <class Compute = void, class ExecutionSpace, class AView, class BView, class CView>
+void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> alpha, const AView& a,
+                   const BView& b, gemm_compute_t<Compute, CView> beta, const CView& c) {
+  portable_gemm<default_launch_shape_v<ExecutionSpace>, Compute>(space, alpha, a, b, beta, c);
 }
 
 }  // namespace ordo::detail

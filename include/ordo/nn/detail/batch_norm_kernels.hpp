@@ -9,6 +9,8 @@
 // chain of the host's order.
 
 #include <ordo/core/config.hpp>
+#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/work_partition.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -20,6 +22,19 @@
 namespace ordo::nn::detail {
 
 using ordo::detail::work_partition;
+
+// Storage and compute: x, y, dy and dx are of a storage type T (float, double, ordo::half,
+// ordo::bfloat16), read exactly into double for the statistics and into T's compute type C for
+// the element passes, which round each output to T once (widen and narrow, which vectorize). For
+// float and double, C is T and the conversions vanish.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION double to_double(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(v);
+  } else {
+    return static_cast<double>(ordo::detail::widen(v));
+  }
+}
 
 // Sums in double with 8 independent accumulators: the adds of one run do not wait on each other,
 // and the loops vectorize. (Each group of 8 is converted into a temporary first: g++ 12 does not
@@ -34,10 +49,10 @@ KOKKOS_FORCEINLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     double v[8];
-    for (int l = 0; l < 8; ++l) v[l] = static_cast<double>(x[i + l]);
+    for (int l = 0; l < 8; ++l) v[l] = to_double(x[i + l]);
     for (int l = 0; l < 8; ++l) acc[l] += v[l];
   }
-  for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+  for (; i < n; ++i) acc[0] += to_double(x[i]);
   return sum_of_lanes(acc);
 }
 
@@ -47,11 +62,11 @@ KOKKOS_FORCEINLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     double d[8];
-    for (int l = 0; l < 8; ++l) d[l] = static_cast<double>(x[i + l]) - centre;
+    for (int l = 0; l < 8; ++l) d[l] = to_double(x[i + l]) - centre;
     for (int l = 0; l < 8; ++l) acc[l] += d[l] * d[l];
   }
   for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - centre;
+    const double d = to_double(x[i]) - centre;
     acc[0] += d * d;
   }
   return sum_of_lanes(acc);
@@ -65,10 +80,10 @@ KOKKOS_FORCEINLINE_FUNCTION double run_centred_dot(const T* ORDO_RESTRICT x, con
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     double v[8];
-    for (int l = 0; l < 8; ++l) v[l] = (static_cast<double>(x[i + l]) - centre) * static_cast<double>(dy[i + l]);
+    for (int l = 0; l < 8; ++l) v[l] = (to_double(x[i + l]) - centre) * to_double(dy[i + l]);
     for (int l = 0; l < 8; ++l) acc[l] += v[l];
   }
-  for (; i < n; ++i) acc[0] += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+  for (; i < n; ++i) acc[0] += (to_double(x[i]) - centre) * to_double(dy[i]);
   return sum_of_lanes(acc);
 }
 
@@ -101,7 +116,7 @@ struct item_moments_kernel {
       const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
       double* ORDO_RESTRICT sum = partial_sum + q * cs + c0;
       double* ORDO_RESTRICT m2 = partial_m2 + q * cs + c0;
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<compute_type_t<T>, float>) {
         shifted_rows(x, cs, c0, width, r0, r1, sum, m2, inverse_count);
         return;
       }
@@ -114,13 +129,13 @@ struct item_moments_kernel {
         const T* ORDO_RESTRICT d = b + cs;
         const T* ORDO_RESTRICT e = d + cs;
         for (std::int64_t c = 0; c < width; ++c) {
-          sum[c] += (static_cast<double>(a[c]) + static_cast<double>(b[c])) +
-                    (static_cast<double>(d[c]) + static_cast<double>(e[c]));
+          sum[c] += (to_double(a[c]) + to_double(b[c])) +
+                    (to_double(d[c]) + to_double(e[c]));
         }
       }
       for (; r < r1; ++r) {
         const T* ORDO_RESTRICT a = x + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) sum[c] += static_cast<double>(a[c]);
+        for (std::int64_t c = 0; c < width; ++c) sum[c] += to_double(a[c]);
       }
       for (r = r0; r + 4 <= r1; r += 4) {
         const T* ORDO_RESTRICT a = x + r * cs + c0;
@@ -129,15 +144,15 @@ struct item_moments_kernel {
         const T* ORDO_RESTRICT e = d + cs;
         for (std::int64_t c = 0; c < width; ++c) {
           const double centre = sum[c] * inverse_count;
-          const double da = static_cast<double>(a[c]) - centre, db = static_cast<double>(b[c]) - centre;
-          const double dd = static_cast<double>(d[c]) - centre, de = static_cast<double>(e[c]) - centre;
+          const double da = to_double(a[c]) - centre, db = to_double(b[c]) - centre;
+          const double dd = to_double(d[c]) - centre, de = to_double(e[c]) - centre;
           m2[c] += (da * da + db * db) + (dd * dd + de * de);
         }
       }
       for (; r < r1; ++r) {
         const T* ORDO_RESTRICT a = x + r * cs + c0;
         for (std::int64_t c = 0; c < width; ++c) {
-          const double d = static_cast<double>(a[c]) - sum[c] * inverse_count;
+          const double d = to_double(a[c]) - sum[c] * inverse_count;
           m2[c] += d * d;
         }
       }
@@ -164,9 +179,9 @@ struct item_moments_kernel {
       const T* ORDO_RESTRICT d = b + cs;
       const T* ORDO_RESTRICT e = d + cs;
       for (std::int64_t c = 0; c < width; ++c) {
-        const double k = static_cast<double>(shift[c]);
-        const double da = static_cast<double>(a[c]) - k, db = static_cast<double>(b[c]) - k;
-        const double dd = static_cast<double>(d[c]) - k, de = static_cast<double>(e[c]) - k;
+        const double k = to_double(shift[c]);
+        const double da = to_double(a[c]) - k, db = to_double(b[c]) - k;
+        const double dd = to_double(d[c]) - k, de = to_double(e[c]) - k;
         sum[c] += (da + db) + (dd + de);
         m2[c] += (da * da + db * db) + (dd * dd + de * de);
       }
@@ -174,7 +189,7 @@ struct item_moments_kernel {
     for (; r < r1; ++r) {
       const T* ORDO_RESTRICT a = x + r * cs + c0;
       for (std::int64_t c = 0; c < width; ++c) {
-        const double da = static_cast<double>(a[c]) - static_cast<double>(shift[c]);
+        const double da = to_double(a[c]) - to_double(shift[c]);
         sum[c] += da;
         m2[c] += da * da;
       }
@@ -184,7 +199,7 @@ struct item_moments_kernel {
       const double shifted_sum = sum[c];
       const double deviations = m2[c] - shifted_sum * shifted_sum * inverse_count;
       m2[c] = deviations > 0 ? deviations : 0;  // rounding must not make it negative
-      sum[c] = n * static_cast<double>(shift[c]) + shifted_sum;
+      sum[c] = n * to_double(shift[c]) + shifted_sum;
     }
   }
 };
@@ -229,18 +244,18 @@ struct item_backward_sums_kernel {
         const T* ORDO_RESTRICT ga = dy + r * cs + c0;
         const T* ORDO_RESTRICT gb = ga + cs;
         for (std::int64_t c = 0; c < width; ++c) {
-          const double a = static_cast<double>(ga[c]), b = static_cast<double>(gb[c]);
+          const double a = to_double(ga[c]), b = to_double(gb[c]);
           sum_dy[c] += a + b;
-          dotp[c] += (static_cast<double>(xa[c]) - centre[c]) * a + (static_cast<double>(xb[c]) - centre[c]) * b;
+          dotp[c] += (to_double(xa[c]) - centre[c]) * a + (to_double(xb[c]) - centre[c]) * b;
         }
       }
       for (; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
         for (std::int64_t c = 0; c < width; ++c) {
-          const double g = static_cast<double>(dyr[c]);
+          const double g = to_double(dyr[c]);
           sum_dy[c] += g;
-          dotp[c] += (static_cast<double>(xr[c]) - centre[c]) * g;
+          dotp[c] += (to_double(xr[c]) - centre[c]) * g;
         }
       }
     }
@@ -322,7 +337,8 @@ struct merge_sums_kernel {
   }
 };
 
-// The element passes compute in the input type T, as PyTorch's kernels do: with float that is
+// The element passes compute in the input's compute type (T itself for float and double, float for
+// 16-bit storage), as PyTorch's kernels do: with float that is
 // four (SSE2) or eight (AVX2) values per instruction instead of two doubles, and these passes then
 // run at memory speed. The batch mean is given as centre_high + centre_low, two T values whose sum
 // is the double mean to 2^-48 relative: x - centre_high is exact when x lies within a factor of 2 of
@@ -352,10 +368,11 @@ struct affine_coefficients {
 
 template <class T>
 struct normalize_kernel {
+  using C = compute_type_t<T>;
   work_partition p;
   const T* x;
   T* y;
-  affine_coefficients<T> k;
+  affine_coefficients<C> k;
 
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
@@ -363,23 +380,27 @@ struct normalize_kernel {
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
     if (!p.by_rows()) {
       const std::int64_t c = w;
-      const T high = k.centre_high[c], low = k.centre_low[c], scale = k.scale[c], shift = k.shift[c];
+      const C high = k.centre_high[c], low = k.centre_low[c], scale = k.scale[c], shift = k.shift[c];
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t base = (r * cs + c) * inner;
         const T* ORDO_RESTRICT xr = x + base;
         T* ORDO_RESTRICT yr = y + base;
-        for (std::int64_t i = 0; i < inner; ++i) yr[i] = ((xr[i] - high) - low) * scale + shift;
+        for (std::int64_t i = 0; i < inner; ++i) {
+          yr[i] = ordo::detail::narrow<T>(((ordo::detail::widen(xr[i]) - high) - low) * scale + shift);
+        }
       }
     } else {
       const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
-      const T* ORDO_RESTRICT high = k.centre_high + c0;
-      const T* ORDO_RESTRICT low = k.centre_low + c0;
-      const T* ORDO_RESTRICT scale = k.scale + c0;
-      const T* ORDO_RESTRICT shift = k.shift + c0;
+      const C* ORDO_RESTRICT high = k.centre_high + c0;
+      const C* ORDO_RESTRICT low = k.centre_low + c0;
+      const C* ORDO_RESTRICT scale = k.scale + c0;
+      const C* ORDO_RESTRICT shift = k.shift + c0;
       for (std::int64_t r = r0; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         T* ORDO_RESTRICT yr = y + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) yr[c] = ((xr[c] - high[c]) - low[c]) * scale[c] + shift[c];
+        for (std::int64_t c = 0; c < width; ++c) {
+          yr[c] = ordo::detail::narrow<T>(((ordo::detail::widen(xr[c]) - high[c]) - low[c]) * scale[c] + shift[c]);
+        }
       }
     }
   }
@@ -398,11 +419,12 @@ struct gradient_coefficients {
 
 template <class T>
 struct input_gradient_kernel {
+  using C = compute_type_t<T>;
   work_partition p;
   const T* x;
   const T* dy;
   T* dx;
-  gradient_coefficients<T> k;
+  gradient_coefficients<C> k;
 
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
@@ -410,26 +432,33 @@ struct input_gradient_kernel {
     const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
     if (!p.by_rows()) {
       const std::int64_t c = w;
-      const T high = k.centre_high[c], low = k.centre_low[c], g = k.mean_dy[c], pr = k.projection[c], a = k.scale[c];
+      const C high = k.centre_high[c], low = k.centre_low[c], g = k.mean_dy[c], pr = k.projection[c], a = k.scale[c];
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t base = (r * cs + c) * inner;
         const T* ORDO_RESTRICT xr = x + base;
         const T* ORDO_RESTRICT dyr = dy + base;
         T* ORDO_RESTRICT dxr = dx + base;
-        for (std::int64_t i = 0; i < inner; ++i) dxr[i] = ((dyr[i] - g) - ((xr[i] - high) - low) * pr) * a;
+        for (std::int64_t i = 0; i < inner; ++i) {
+          dxr[i] = ordo::detail::narrow<T>(
+              ((ordo::detail::widen(dyr[i]) - g) - ((ordo::detail::widen(xr[i]) - high) - low) * pr) * a);
+        }
       }
     } else {
       const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
-      const T* ORDO_RESTRICT high = k.centre_high + c0;
-      const T* ORDO_RESTRICT low = k.centre_low + c0;
-      const T* ORDO_RESTRICT g = k.mean_dy + c0;
-      const T* ORDO_RESTRICT pr = k.projection + c0;
-      const T* ORDO_RESTRICT a = k.scale + c0;
+      const C* ORDO_RESTRICT high = k.centre_high + c0;
+      const C* ORDO_RESTRICT low = k.centre_low + c0;
+      const C* ORDO_RESTRICT g = k.mean_dy + c0;
+      const C* ORDO_RESTRICT pr = k.projection + c0;
+      const C* ORDO_RESTRICT a = k.scale + c0;
       for (std::int64_t r = r0; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
         T* ORDO_RESTRICT dxr = dx + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) dxr[c] = ((dyr[c] - g[c]) - ((xr[c] - high[c]) - low[c]) * pr[c]) * a[c];
+        for (std::int64_t c = 0; c < width; ++c) {
+          dxr[c] = ordo::detail::narrow<T>(((ordo::detail::widen(dyr[c]) - g[c]) -
+                                        ((ordo::detail::widen(xr[c]) - high[c]) - low[c]) * pr[c]) *
+                                       a[c]);
+        }
       }
     }
   }

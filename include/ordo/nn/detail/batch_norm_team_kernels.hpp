@@ -31,9 +31,9 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_sum(const T* x, std::int64_t n, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  for (std::int64_t i = lane; i < groups; i += 8) acc += static_cast<double>(x[i]);
+  for (std::int64_t i = lane; i < groups; i += 8) acc += to_double(x[i]);
   if (lane == 0) {
-    for (std::int64_t i = groups; i < n; ++i) acc += static_cast<double>(x[i]);
+    for (std::int64_t i = groups; i < n; ++i) acc += to_double(x[i]);
   }
   return acc;
 }
@@ -43,12 +43,12 @@ KOKKOS_INLINE_FUNCTION double lane_squared_deviations(const T* x, std::int64_t n
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
   for (std::int64_t i = lane; i < groups; i += 8) {
-    const double d = static_cast<double>(x[i]) - centre;
+    const double d = to_double(x[i]) - centre;
     acc += d * d;
   }
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) {
-      const double d = static_cast<double>(x[i]) - centre;
+      const double d = to_double(x[i]) - centre;
       acc += d * d;
     }
   }
@@ -59,9 +59,9 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_centred_dot(const T* x, const T* dy, std::int64_t n, double centre, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  for (std::int64_t i = lane; i < groups; i += 8) acc += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+  for (std::int64_t i = lane; i < groups; i += 8) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
   if (lane == 0) {
-    for (std::int64_t i = groups; i < n; ++i) acc += (static_cast<double>(x[i]) - centre) * static_cast<double>(dy[i]);
+    for (std::int64_t i = groups; i < n; ++i) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
   }
   return acc;
 }
@@ -197,17 +197,17 @@ struct team_moments_kernel {
       const double inverse_count = p.inverse_count(q);
       const T* col = x + c;
       double sum = 0, m2 = 0;
-      if constexpr (std::is_same_v<T, float>) {
-        const double k = static_cast<double>(col[r0 * cs]);
+      if constexpr (std::is_same_v<compute_type_t<T>, float>) {
+        const double k = to_double(col[r0 * cs]);
         std::int64_t r = r0 + 1;
         for (; r + 4 <= r1; r += 4) {
-          const double da = static_cast<double>(col[r * cs]) - k, db = static_cast<double>(col[(r + 1) * cs]) - k;
-          const double dd = static_cast<double>(col[(r + 2) * cs]) - k, de = static_cast<double>(col[(r + 3) * cs]) - k;
+          const double da = to_double(col[r * cs]) - k, db = to_double(col[(r + 1) * cs]) - k;
+          const double dd = to_double(col[(r + 2) * cs]) - k, de = to_double(col[(r + 3) * cs]) - k;
           sum += (da + db) + (dd + de);
           m2 += (da * da + db * db) + (dd * dd + de * de);
         }
         for (; r < r1; ++r) {
-          const double da = static_cast<double>(col[r * cs]) - k;
+          const double da = to_double(col[r * cs]) - k;
           sum += da;
           m2 += da * da;
         }
@@ -218,19 +218,19 @@ struct team_moments_kernel {
       } else {
         std::int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
-          sum += (static_cast<double>(col[r * cs]) + static_cast<double>(col[(r + 1) * cs])) +
-                 (static_cast<double>(col[(r + 2) * cs]) + static_cast<double>(col[(r + 3) * cs]));
+          sum += (to_double(col[r * cs]) + to_double(col[(r + 1) * cs])) +
+                 (to_double(col[(r + 2) * cs]) + to_double(col[(r + 3) * cs]));
         }
-        for (; r < r1; ++r) sum += static_cast<double>(col[r * cs]);
+        for (; r < r1; ++r) sum += to_double(col[r * cs]);
         for (r = r0; r + 4 <= r1; r += 4) {
           const double centre = sum * inverse_count;
-          const double da = static_cast<double>(col[r * cs]) - centre, db = static_cast<double>(col[(r + 1) * cs]) - centre;
-          const double dd = static_cast<double>(col[(r + 2) * cs]) - centre,
-                       de = static_cast<double>(col[(r + 3) * cs]) - centre;
+          const double da = to_double(col[r * cs]) - centre, db = to_double(col[(r + 1) * cs]) - centre;
+          const double dd = to_double(col[(r + 2) * cs]) - centre,
+                       de = to_double(col[(r + 3) * cs]) - centre;
           m2 += (da * da + db * db) + (dd * dd + de * de);
         }
         for (; r < r1; ++r) {
-          const double d = static_cast<double>(col[r * cs]) - sum * inverse_count;
+          const double d = to_double(col[r * cs]) - sum * inverse_count;
           m2 += d * d;
         }
       }
@@ -310,14 +310,14 @@ struct team_backward_sums_kernel {
       double sum_dy = 0, dotp = 0;
       std::int64_t r = r0;
       for (; r + 2 <= r1; r += 2) {
-        const double a = static_cast<double>(gc[r * cs]), b = static_cast<double>(gc[(r + 1) * cs]);
+        const double a = to_double(gc[r * cs]), b = to_double(gc[(r + 1) * cs]);
         sum_dy += a + b;
-        dotp += (static_cast<double>(xc[r * cs]) - centre) * a + (static_cast<double>(xc[(r + 1) * cs]) - centre) * b;
+        dotp += (to_double(xc[r * cs]) - centre) * a + (to_double(xc[(r + 1) * cs]) - centre) * b;
       }
       for (; r < r1; ++r) {
-        const double g = static_cast<double>(gc[r * cs]);
+        const double g = to_double(gc[r * cs]);
         sum_dy += g;
-        dotp += (static_cast<double>(xc[r * cs]) - centre) * g;
+        dotp += (to_double(xc[r * cs]) - centre) * g;
       }
       partial_dy[q * cs + c] = sum_dy;
       partial_dotp[q * cs + c] = dotp;
@@ -374,11 +374,12 @@ struct element_normalize_kernel {
   ordo::detail::channel_geometry g;
   const T* x;
   T* y;
-  affine_coefficients<T> k;
+  affine_coefficients<compute_type_t<T>> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
     const std::int64_t c = e / g.inner % g.channels;
-    y[e] = ((x[e] - k.centre_high[c]) - k.centre_low[c]) * k.scale[c] + k.shift[c];
+    y[e] = ordo::detail::narrow<T>(((ordo::detail::widen(x[e]) - k.centre_high[c]) - k.centre_low[c]) * k.scale[c] +
+                               k.shift[c]);
   }
 };
 
@@ -389,11 +390,13 @@ struct element_input_gradient_kernel {
   const T* x;
   const T* dy;
   T* dx;
-  gradient_coefficients<T> k;
+  gradient_coefficients<compute_type_t<T>> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
     const std::int64_t c = e / g.inner % g.channels;
-    dx[e] = ((dy[e] - k.mean_dy[c]) - ((x[e] - k.centre_high[c]) - k.centre_low[c]) * k.projection[c]) * k.scale[c];
+    dx[e] = ordo::detail::narrow<T>(((ordo::detail::widen(dy[e]) - k.mean_dy[c]) -
+                                 ((ordo::detail::widen(x[e]) - k.centre_high[c]) - k.centre_low[c]) * k.projection[c]) *
+                                k.scale[c]);
   }
 };
 

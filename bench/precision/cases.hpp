@@ -1,0 +1,195 @@
+// The softmax benchmark's cases, shared by bench_precision (ordo's variants alone, C++) and the
+// bench_precision_paired module (ordo next to PyTorch in one process, through ctypes).
+//
+// A case is (rows, cols) logits in float or bfloat16 storage, LayoutRight on Kokkos::OpenMP:
+// x = uniform[-4, 4) from splitmix64 (seed 1301), rounded once to the storage type; y the output.
+//
+// Contenders on the same buffers:
+//   softmax  ordo::nn::softmax(space, x, y): the host shape, three passes over each row (max; exp
+//            stored and summed; scaled), the last two from cache;
+//   online   (float only) the host shape written as online softmax (Milakov & Gimelshein 2018):
+//            one pass for max and sum, a second for exp(x - max) / sum; two exps per element
+//            instead of one. Kept here, not in ordo, to measure the choice;
+//   copy     y = x as a Kokkos parallel_for over the same bytes (the memory-bound floor).
+#ifndef ORDO_BENCH_PRECISION_CASES_HPP
+#define ORDO_BENCH_PRECISION_CASES_HPP
+
+#include "bench_support.hpp"
+
+#include <ordo/core/float16.hpp>
+#include <ordo/kernels/detail/fast_exp.hpp>
+#include <ordo/core/detail/x86/cpu_dispatch.hpp>
+#include <ordo/nn/softmax.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace bench_sm {
+
+using space = Kokkos::OpenMP;
+using memory = space::memory_space;
+using policy = Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>;
+
+inline constexpr std::uint64_t seed = 1301;
+
+// Online softmax of contiguous float rows: per lane (16 lanes) a running max m and a sum s of
+// exp(x - m), rescaled when m grows, as one vector select: e = exp(-|x - m|),
+// s = x > m ? s e + 1 : s + e. Lanes merged in double, then a second pass writes exp(x - M) / S.
+// Finite inputs only (a benchmark variant, not a library kernel).
+struct online_softmax_kernel {
+  const float* x;
+  float* y;
+  std::int64_t cols;
+
+  // As the library's host kernels: the AVX2 twin on CPUs that have it.
+  void operator()(std::int64_t r) const {
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
+      run_avx2(*this, r);
+      return;
+    }
+#endif
+    run<ordo::detail::split_compares_v>(r);
+  }
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const online_softmax_kernel& k, std::int64_t r) {
+    k.template run<false>(r);
+  }
+#endif
+
+  template <bool Split>
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+    using ordo::detail::float8;
+    const float* row = x + r * cols;
+    float* out = y + r * cols;
+    const float lowest = -std::numeric_limits<float>::infinity();
+    float8 m[2] = {lowest + float8{}, lowest + float8{}}, s[2] = {float8{}, float8{}};
+    std::int64_t i = 0;
+    for (; i + 16 <= cols; i += 16) {
+      for (int h = 0; h < 2; ++h) {
+        float8 v;
+        std::memcpy(&v, row + i + 8 * h, sizeof v);
+        const float8 d = v - m[h];
+        ordo::detail::int8x32 grows;
+        ordo::detail::less<Split>(float8{}, d, grows);
+        float8 e;
+        ordo::detail::select(grows, -d, d, e);
+        ordo::detail::fast_exp<true, Split>(e, e);
+        ordo::detail::select(grows, s[h] * e + 1.0f, s[h] + e, s[h]);
+        ordo::detail::select(grows, v, m[h], m[h]);
+      }
+    }
+    float lm[16], ls[16];
+    std::memcpy(lm, &m[0], 32);
+    std::memcpy(lm + 8, &m[1], 32);
+    std::memcpy(ls, &s[0], 32);
+    std::memcpy(ls + 8, &s[1], 32);
+    for (; i < cols; ++i) {
+      const auto l = static_cast<std::size_t>(i % 16);
+      const float v = row[i];
+      if (v > lm[l]) {
+        ls[l] = ls[l] * ordo::detail::fast_exp(lm[l] - v) + 1.0f;
+        lm[l] = v;
+      } else {
+        ls[l] += ordo::detail::fast_exp(v - lm[l]);
+      }
+    }
+    float mx = lowest;
+    for (const float v : lm) mx = v > mx ? v : mx;
+    double sum = 0;
+    for (std::size_t l = 0; l < 16; ++l)
+      if (lm[l] > lowest) sum += static_cast<double>(ls[l]) * static_cast<double>(ordo::detail::fast_exp(lm[l] - mx));
+    const float inverse = static_cast<float>(1.0 / sum);
+    i = 0;
+    for (; i + 8 <= cols; i += 8) {
+      float8 v;
+      std::memcpy(&v, row + i, sizeof v);
+      v -= mx;
+      ordo::detail::fast_exp(v, v);
+      v *= inverse;
+      std::memcpy(out + i, &v, sizeof v);
+    }
+    for (; i < cols; ++i) out[i] = ordo::detail::fast_exp(row[i] - mx) * inverse;
+#else
+    (void)r;
+#endif
+  }
+};
+
+struct case_base {
+  std::int64_t rows = 0, cols = 0;
+  virtual ~case_base() = default;
+  virtual void softmax() = 0;
+  virtual void online() = 0;
+  virtual void copy() = 0;
+  virtual void* x_data() = 0;
+  virtual void* y_data() = 0;
+  virtual int element_bytes() const = 0;
+};
+
+template <class T>
+struct softmax_case : case_base {
+  Kokkos::View<T**, Kokkos::LayoutRight, memory> x, y;
+
+  softmax_case(std::int64_t r, std::int64_t c)
+      : x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), static_cast<std::size_t>(r), static_cast<std::size_t>(c)),
+        y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), static_cast<std::size_t>(r), static_cast<std::size_t>(c)) {
+    rows = r;
+    cols = c;
+    fill();
+  }
+
+  // A member function, not the constructor: nvcc's extended lambdas need an enclosing function
+  // whose address can be taken.
+  void fill() {
+    T* const px = x.data();
+    T* const py = y.data();
+    Kokkos::parallel_for("bench fill", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) {
+      const double u = ordo_bench::unit_double(ordo_bench::splitmix64::at(seed, static_cast<std::uint64_t>(i)));
+      px[i] = static_cast<T>(static_cast<float>(8 * u - 4));
+      py[i] = static_cast<T>(0.0f);
+    });
+    space().fence();
+  }
+
+  void softmax() override { ordo::nn::softmax(space(), x, y); }
+
+  void online() override {
+    if constexpr (std::is_same_v<T, float>) {
+      Kokkos::parallel_for("bench online softmax", policy(0, rows),
+                           online_softmax_kernel{x.data(), y.data(), cols});
+      space().fence();
+    } else {
+      throw std::invalid_argument("the online variant is float only");
+    }
+  }
+
+  void copy() override {
+    T* const dst = y.data();
+    const T* const src = x.data();
+    Kokkos::parallel_for("bench copy", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) { dst[i] = src[i]; });
+    space().fence();
+  }
+
+  void* x_data() override { return x.data(); }
+  void* y_data() override { return y.data(); }
+  int element_bytes() const override { return static_cast<int>(sizeof(T)); }
+};
+
+inline std::unique_ptr<case_base> make_case(std::int64_t rows, std::int64_t cols, const std::string& dtype) {
+  if (dtype == "float") return std::make_unique<softmax_case<float>>(rows, cols);
+  if (dtype == "bfloat16") return std::make_unique<softmax_case<ordo::bfloat16>>(rows, cols);
+  throw std::invalid_argument("unknown dtype " + dtype + " (float or bfloat16)");
+}
+
+}  // namespace bench_sm
+
+#endif

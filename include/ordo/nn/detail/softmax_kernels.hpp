@@ -1,0 +1,633 @@
+#ifndef ORDO_NN_DETAIL_SOFTMAX_KERNELS_HPP
+#define ORDO_NN_DETAIL_SOFTMAX_KERNELS_HPP
+
+// The softmax family's kernels over the last axis of a rank-2 View, one row per work item, in two
+// launch shapes (kernels/detail/launch_shape.hpp):
+//
+//   host:   a RangePolicy over rows; one thread runs a row in three passes over it (max; exp(x - max)
+//           stored and summed; scaled), the last two from cache, with SIMD lanes.
+//   device: a TeamPolicy, 16 rows per team, 16 threads per row (neighbouring threads read
+//           neighbouring elements); each thread computes its lane's max and sum in one pass (online
+//           softmax, Milakov & Gimelshein 2018, arXiv:1805.02867), the lanes are merged in lane
+//           order, and a second pass writes the row. x is read twice instead of three times.
+//
+// Both shapes cut a row the same way, whatever the thread count: element c belongs to lane
+// c mod 16, each lane sums its elements in index order in the accumulate type (double for float
+// and the 16-bit types), and lanes are added in lane order. The sums of the backward passes are
+// therefore the same bits in both shapes and on any thread count; the forward's sums differ
+// between the shapes only by the online rescaling (within a few ulps: tests/softmax_test.cpp).
+//
+// exp is ordo's vectorizable fast_exp for float on the host (kernels/detail/fast_exp.hpp, < 1 ulp),
+// its scalar twin for the device shape run on the host, and Kokkos' exp in device code and for
+// double.
+
+#include <ordo/core/config.hpp>
+#include <ordo/core/detail/x86/cpu_dispatch.hpp>
+#include <ordo/core/float16.hpp>
+#include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/detail/fast_exp.hpp>
+#include <ordo/kernels/detail/kokkos_math.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace ordo::nn::detail {
+
+enum class softmax_op { softmax, log_softmax, logsumexp };
+enum class softmax_backward_op { softmax, log_softmax };
+
+inline constexpr int softmax_lanes = 16;            // lane of element c: c mod 16
+inline constexpr std::int64_t softmax_block = 512;  // host shape: elements converted at a time
+inline constexpr std::int64_t softmax_rows_per_team = 16;
+
+// NonPositive: x <= 0 or NaN (x - max), where fast_exp skips its upper clamp (same bits).
+template <class C, bool NonPositive = false>
+KOKKOS_FORCEINLINE_FUNCTION C softmax_exp(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+#if ORDO_DEVICE_COMPILE
+    return ordo::detail::math::exp(x);
+#else
+    return ordo::detail::fast_exp<NonPositive>(x);
+#endif
+  } else {
+    return ordo::detail::math::exp(x);
+  }
+}
+
+// Lanes added in lane order, in both shapes.
+template <class A>
+KOKKOS_FORCEINLINE_FUNCTION A sum_lanes(const A* lanes) {
+  A s = lanes[0];
+  for (int l = 1; l < softmax_lanes; ++l) s += lanes[l];
+  return s;
+}
+
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+// Eight values from p as floats: float as is, bfloat16 by putting its bits above 16 zero bits
+// (one interleave with zeros; exact).
+[[gnu::always_inline]] inline void load8(const float* p, ordo::detail::float8& out) { std::memcpy(&out, p, sizeof out); }
+[[gnu::always_inline]] inline void load8(const bfloat16* p, ordo::detail::float8& out) {
+  typedef std::uint16_t uint16x8 __attribute__((vector_size(16)));
+  uint16x8 h;
+  std::memcpy(&h, p, sizeof h);
+  const uint16x8 zero = uint16x8{};
+  out = __builtin_bit_cast(ordo::detail::float8,
+                           __builtin_shufflevector(zero, h, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+#endif
+
+// Element types the vector paths read directly (with compute type float).
+template <class P>
+inline constexpr bool vector_readable_v = std::is_same_v<P, float> || std::is_same_v<P, bfloat16>;
+
+// A row of a rank-2 View as the kernels read and write it: through a pointer where the row is
+// contiguous, through the View otherwise.
+template <class View>
+struct row_access {
+  using storage = typename View::non_const_value_type;
+  using compute = compute_type_t<storage>;
+  View v;
+  bool contiguous;  // rows have unit stride
+
+  explicit row_access(const View& view) : v(view), contiguous(view.extent(1) <= 1 || view.stride(1) == 1) {}
+
+  KOKKOS_FORCEINLINE_FUNCTION auto* row(std::int64_t r) const { return v.data() + r * static_cast<std::int64_t>(v.stride(0)); }
+
+  // Values [c0, c0 + n) of row r in the compute type: the row itself where it already is, else
+  // converted into buf.
+  KOKKOS_FORCEINLINE_FUNCTION const compute* load(std::int64_t r, std::int64_t c0, std::int64_t n, compute* buf) const {
+    if (contiguous) {
+      const auto* p = row(r) + c0;
+      if constexpr (std::is_same_v<storage, compute>) {
+        return p;
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) buf[i] = static_cast<compute>(p[i]);
+        return buf;
+      }
+    }
+    for (std::int64_t i = 0; i < n; ++i) buf[i] = static_cast<compute>(v(r, c0 + i));
+    return buf;
+  }
+
+  // f(p) with p the values [c0, c0 + n) of row r: the row itself where the vector paths read its
+  // type, else converted to the compute type in buf. bfloat16 is read directly by AVX2 code only
+  // (Split false): without AVX, g++ lowers its 32-byte interleave to scalar code.
+  template <bool Split, class F>
+  KOKKOS_FORCEINLINE_FUNCTION void visit(std::int64_t r, std::int64_t c0, std::int64_t n, compute* buf, F&& f) const {
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+    if constexpr (std::is_same_v<compute, float> && (std::is_same_v<storage, float> ||
+                                                     (std::is_same_v<storage, bfloat16> && !Split))) {
+      if (contiguous) {
+        const storage* p = row(r) + c0;
+        f(p);
+        return;
+      }
+    }
+#endif
+    f(load(r, c0, n, buf));
+  }
+
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t r, std::int64_t c0, std::int64_t n, const F& value) const {
+    if (contiguous) {
+      storage* p = row(r) + c0;
+      for (std::int64_t i = 0; i < n; ++i) p[i] = to_storage<storage>(value(i));
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) v(r, c0 + i) = to_storage<storage>(value(i));
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Block routines of the host shape: portable lane loops, and for float the same arithmetic on
+// GCC/clang vectors (same bits). Lane l of `lanes` holds elements c with c mod 16 == l; blocks
+// start at multiples of 16.
+
+// Split: comparisons of 32-byte vectors as halves (code compiled without AVX, fast_exp.hpp).
+// p points to the compute type or, on the vector path, to a type vector_readable_v accepts.
+template <bool Split, class C, class P>
+KOKKOS_FORCEINLINE_FUNCTION void block_max(const P* p, std::int64_t n, C& m) {
+  std::int64_t i = 0;
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+  if constexpr (std::is_same_v<C, float> && vector_readable_v<P>) {
+    using ordo::detail::float8;
+    float8 m0 = m + float8{}, m1 = m0;
+    for (; i + 16 <= n; i += 16) {
+      float8 a, b;
+      load8(p + i, a);
+      load8(p + i + 8, b);
+      ordo::detail::int8x32 greater;
+      ordo::detail::less<Split>(m0, a, greater);
+      ordo::detail::select(greater, a, m0, m0);
+      ordo::detail::less<Split>(m1, b, greater);
+      ordo::detail::select(greater, b, m1, m1);
+    }
+    for (int l = 0; l < 8; ++l) {
+      m = m0[l] > m ? m0[l] : m;
+      m = m1[l] > m ? m1[l] : m;
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    const C v = static_cast<C>(p[i]);
+    m = v > m ? v : m;  // NaN never becomes the max; it reaches the sum
+  }
+}
+
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+[[gnu::always_inline]] inline void add_to_lanes(const ordo::detail::float8& v, ordo::detail::double4& low,
+                                                ordo::detail::double4& high) {
+  typedef float float4 __attribute__((vector_size(16)));
+  const float4 a = __builtin_shufflevector(v, v, 0, 1, 2, 3), b = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  low += __builtin_convertvector(a, ordo::detail::double4);
+  high += __builtin_convertvector(b, ordo::detail::double4);
+}
+
+[[gnu::always_inline]] inline void load_lanes(const double* lanes, ordo::detail::double4 (&acc)[4]) {
+  std::memcpy(&acc, lanes, sizeof acc);
+}
+[[gnu::always_inline]] inline void store_lanes(const ordo::detail::double4 (&acc)[4], double* lanes) {
+  std::memcpy(lanes, &acc, sizeof acc);
+}
+#endif
+
+// lanes += exp(p - shift); e[i] = exp(p[i] - shift) when Store; p - shift <= 0 or NaN. On the
+// vector path each lane adds 8 terms (128 elements of the row) in float before they join its
+// double sum: the conversions then cost little, and a float partial sum of 8 terms in [0, 1] is
+// off by at most 7 u of itself (u = 2^-24).
+inline constexpr std::int64_t softmax_float_chunk = 8 * softmax_lanes;
+
+template <bool Store, bool Split, class C, class A, class P>
+KOKKOS_FORCEINLINE_FUNCTION void block_exp_sum(const P* p, std::int64_t n, C shift, C* e, A* lanes) {
+  std::int64_t i = 0;
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+  if constexpr (std::is_same_v<C, float> && std::is_same_v<A, double> && vector_readable_v<P>) {
+    using ordo::detail::float8;
+    ordo::detail::double4 acc[4];
+    load_lanes(lanes, acc);
+    for (; i + softmax_float_chunk <= n; i += softmax_float_chunk) {
+      float8 s0 = float8{}, s1 = float8{};
+      for (std::int64_t j = i; j < i + softmax_float_chunk; j += 16) {
+        float8 a, b;
+        load8(p + j, a);
+        load8(p + j + 8, b);
+        a -= shift;
+        b -= shift;
+        ordo::detail::fast_exp<true, Split>(a, a);
+        ordo::detail::fast_exp<true, Split>(b, b);
+        if constexpr (Store) {
+          std::memcpy(e + j, &a, sizeof a);
+          std::memcpy(e + j + 8, &b, sizeof b);
+        }
+        s0 += a;
+        s1 += b;
+      }
+      add_to_lanes(s0, acc[0], acc[1]);
+      add_to_lanes(s1, acc[2], acc[3]);
+    }
+    store_lanes(acc, lanes);
+  }
+#endif
+  for (; i < n; ++i) {
+    const C v = softmax_exp<C, true>(static_cast<C>(p[i]) - shift);
+    if constexpr (Store) e[i] = v;
+    lanes[i % softmax_lanes] += static_cast<A>(v);
+  }
+}
+
+// lanes += A(a) * A(b) (exact products for float inputs).
+template <class C, class A>
+KOKKOS_FORCEINLINE_FUNCTION void block_dot(const C* a, const C* b, std::int64_t n, A* lanes) {
+  std::int64_t i = 0;
+  for (; i + softmax_lanes <= n; i += softmax_lanes) {
+    A v[softmax_lanes];
+    for (int l = 0; l < softmax_lanes; ++l) v[l] = static_cast<A>(a[i + l]) * static_cast<A>(b[i + l]);
+    for (int l = 0; l < softmax_lanes; ++l) lanes[l] += v[l];
+  }
+  for (; i < n; ++i) lanes[i % softmax_lanes] += static_cast<A>(a[i]) * static_cast<A>(b[i]);
+}
+
+template <class C, class A>
+KOKKOS_FORCEINLINE_FUNCTION void block_sum(const C* a, std::int64_t n, A* lanes) {
+  std::int64_t i = 0;
+  for (; i + softmax_lanes <= n; i += softmax_lanes) {
+    A v[softmax_lanes];
+    for (int l = 0; l < softmax_lanes; ++l) v[l] = static_cast<A>(a[i + l]);
+    for (int l = 0; l < softmax_lanes; ++l) lanes[l] += v[l];
+  }
+  for (; i < n; ++i) lanes[i % softmax_lanes] += static_cast<A>(a[i]);
+}
+
+// e[i] = exp(y[i]) (log_softmax_backward).
+template <bool Split, class C>
+KOKKOS_FORCEINLINE_FUNCTION void block_exp(const C* y, std::int64_t n, C* e) {
+  std::int64_t i = 0;
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+  if constexpr (std::is_same_v<C, float>) {
+    for (; i + 8 <= n; i += 8) {
+      ordo::detail::float8 a;
+      std::memcpy(&a, y + i, sizeof a);
+      ordo::detail::fast_exp<false, Split>(a, a);
+      std::memcpy(e + i, &a, sizeof a);
+    }
+  }
+#endif
+  for (; i < n; ++i) e[i] = softmax_exp<C>(y[i]);
+}
+
+// What a row whose max is infinite gives (PyTorch 1.13): softmax and log_softmax NaN everywhere
+// (x - max is NaN at a +inf, and every exp is 0 in a row of -inf); logsumexp the max, or NaN if
+// the row holds a NaN.
+template <class XAccess>
+KOKKOS_INLINE_FUNCTION bool row_has_nan(const XAccess& x, std::int64_t r, std::int64_t cols) {
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const auto v = static_cast<typename XAccess::compute>(x.v(r, c));
+    if (v != v) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Host shape.
+
+template <softmax_op Op, class XView, class YView, class LseView, class Space>
+struct host_forward_kernel {
+  using T = typename XView::non_const_value_type;
+  using C = compute_type_t<T>;
+  using A = accumulate_type_t<T>;
+  using lse_value = typename LseView::non_const_value_type;
+  row_access<XView> x;
+  row_access<YView> y;
+  LseView lse;
+  std::int64_t cols;
+  // Softmax's exps where they cannot be kept in y (16-bit or strided y): one row per thread.
+  C* scratch;
+  Kokkos::Experimental::UniqueToken<Space> token;
+  C nan;  // made on the host, as in the device shape
+  lse_value lse_nan;
+
+  // True when softmax keeps its exps in y itself: y is a contiguous row of the compute type.
+  KOKKOS_FORCEINLINE_FUNCTION bool exps_in_y() const {
+    if constexpr (std::is_same_v<typename YView::non_const_value_type, C>) return y.contiguous;
+    return false;
+  }
+
+  // Runs row r as compiled for the build, or its AVX2 twin on CPUs that have AVX2, like
+  // kernels/detail/host_dispatched.hpp; the twin compares whole 32-byte vectors.
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const {
+#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
+    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
+      run_avx2(*this, r);
+      return;
+    }
+#endif
+    run<ordo::detail::split_compares_v>(r);
+  }
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const host_forward_kernel& k, std::int64_t r) { k.template run<false>(r); }
+#endif
+
+  template <bool Split>
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+    constexpr C minus_inf = -std::numeric_limits<C>::infinity();
+    C buf[softmax_block];
+    C m = minus_inf;
+    for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+      const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+      x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_max<Split>(p, n, m); });
+    }
+    if (!(m > minus_inf && m < -minus_inf)) {
+      special_row(r, m);
+      return;
+    }
+    A lanes[softmax_lanes] = {};
+    if constexpr (Op == softmax_op::softmax) {
+      const bool in_y = exps_in_y();
+      int slot = 0;
+      C* e = nullptr;
+      if (in_y) {
+        if constexpr (std::is_same_v<typename YView::non_const_value_type, C>) e = y.row(r);
+      } else {
+        slot = token.acquire();
+        e = scratch + static_cast<std::int64_t>(slot) * cols;
+      }
+      for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+        const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+        x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_exp_sum<true, Split>(p, n, m, e + c0, lanes); });
+      }
+      const C inverse = static_cast<C>(A(1) / sum_lanes(lanes));
+      if (in_y) {
+        for (std::int64_t c = 0; c < cols; ++c) e[c] *= inverse;
+      } else {
+        y.store(r, 0, cols, [&](std::int64_t c) { return e[c] * inverse; });
+        token.release(slot);
+      }
+    } else {
+      for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+        const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+        x.template visit<Split>(r, c0, n, buf,
+                [&](const auto* p) { block_exp_sum<false, Split>(p, n, m, static_cast<C*>(nullptr), lanes); });
+      }
+      const A s = sum_lanes(lanes);
+      if constexpr (Op == softmax_op::logsumexp) {
+        lse(r) = static_cast<lse_value>(static_cast<A>(m) + ordo::detail::math::log(s));
+      } else {
+        const C log_sum = static_cast<C>(ordo::detail::math::log(s));
+        for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+          const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+          const C* p = x.load(r, c0, n, buf);
+          y.store(r, c0, n, [&](std::int64_t i) { return (p[i] - m) - log_sum; });
+        }
+      }
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void special_row(std::int64_t r, C m) const {
+    if constexpr (Op == softmax_op::logsumexp) {
+      lse(r) = row_has_nan(x, r, cols) ? lse_nan : static_cast<lse_value>(m);
+    } else {
+      const C value = nan;
+      y.store(r, 0, cols, [value](std::int64_t) { return value; });
+    }
+  }
+};
+
+template <softmax_backward_op Op, class DyView, class YView, class DxView>
+struct host_backward_kernel {
+  using T = typename DyView::non_const_value_type;
+  using C = compute_type_t<T>;
+  using A = accumulate_type_t<T>;
+  row_access<DyView> dy;
+  row_access<YView> y;
+  row_access<DxView> dx;
+  std::int64_t cols;
+
+  // Runs row r as compiled for the build, or its AVX2 twin on CPUs that have AVX2, like
+  // kernels/detail/host_dispatched.hpp; the twin compares whole 32-byte vectors.
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const {
+#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
+    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
+      run_avx2(*this, r);
+      return;
+    }
+#endif
+    run<ordo::detail::split_compares_v>(r);
+  }
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const host_backward_kernel& k, std::int64_t r) { k.template run<false>(r); }
+#endif
+
+  template <bool Split>
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+    C dy_buf[softmax_block], y_buf[softmax_block];
+    A lanes[softmax_lanes] = {};
+    for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+      const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+      if constexpr (Op == softmax_backward_op::softmax) {
+        block_dot(dy.load(r, c0, n, dy_buf), y.load(r, c0, n, y_buf), n, lanes);
+      } else {
+        block_sum(dy.load(r, c0, n, dy_buf), n, lanes);
+      }
+    }
+    const C s = static_cast<C>(sum_lanes(lanes));
+    for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
+      const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
+      // Both loaded before dx is written: dx may be dy or y.
+      const C* g = dy.load(r, c0, n, dy_buf);
+      const C* p = y.load(r, c0, n, y_buf);
+      if constexpr (Op == softmax_backward_op::softmax) {
+        if (g != dy_buf) {  // loaded in place: copy, as dx may overwrite it
+          for (std::int64_t i = 0; i < n; ++i) dy_buf[i] = g[i];
+          g = dy_buf;
+        }
+        if (p != y_buf) {
+          for (std::int64_t i = 0; i < n; ++i) y_buf[i] = p[i];
+          p = y_buf;
+        }
+        dx.store(r, c0, n, [&](std::int64_t i) { return p[i] * (g[i] - s); });
+      } else {
+        C e[softmax_block];
+        block_exp<Split>(p, n, e);
+        if (g != dy_buf) {
+          for (std::int64_t i = 0; i < n; ++i) dy_buf[i] = g[i];
+          g = dy_buf;
+        }
+        dx.store(r, c0, n, [&](std::int64_t i) { return g[i] - e[i] * s; });
+      }
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Device shape.
+
+template <class Space>
+using softmax_team_member_t = typename Kokkos::TeamPolicy<Space>::member_type;
+template <class Space>
+using softmax_team_scratch_t = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+// Per team: lane max and lane sum of each row, then each row's max and its second value
+// (1 / sum, log sum).
+inline constexpr std::int64_t softmax_team_scratch_values =
+    2 * softmax_rows_per_team * softmax_lanes + 2 * softmax_rows_per_team;
+
+template <softmax_op Op, class XView, class YView, class LseView, class Space>
+struct team_forward_kernel {
+  using T = typename XView::non_const_value_type;
+  using C = compute_type_t<T>;
+  using A = accumulate_type_t<T>;
+  using lse_value = typename LseView::non_const_value_type;
+  static_assert(sizeof(A) <= sizeof(double) && sizeof(C) <= sizeof(double), "lane values live in double scratch");
+  row_access<XView> x;
+  row_access<YView> y;
+  LseView lse;
+  std::int64_t rows, cols;
+  // NaNs made on the host: std::numeric_limits is not callable in device code everywhere.
+  C nan;
+  lse_value lse_nan;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const softmax_team_member_t<Space>& member) const {
+    constexpr C minus_inf = -std::numeric_limits<C>::infinity();
+    const std::int64_t first = member.league_rank() * softmax_rows_per_team;
+    const std::int64_t count = rows - first < softmax_rows_per_team ? rows - first : softmax_rows_per_team;
+    const softmax_team_scratch_t<Space> scratch(member.team_scratch(0), static_cast<std::size_t>(softmax_team_scratch_values));
+    double* const lane_max = scratch.data();
+    double* const lane_sum = lane_max + softmax_rows_per_team * softmax_lanes;
+    double* const row_max = lane_sum + softmax_rows_per_team * softmax_lanes;
+    double* const row_value = row_max + softmax_rows_per_team;
+    const std::int64_t n = cols;
+    const row_access<XView>& in = x;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
+      const std::int64_t r = first + j / softmax_lanes;
+      C m = minus_inf;
+      A s = 0;
+      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
+        const C v = static_cast<C>(in.v(r, c));
+        if (v > m) {
+          s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
+          m = v;
+        } else if (v != minus_inf) {  // NaN makes the sum NaN
+          s += static_cast<A>(softmax_exp<C>(v - m));
+        }
+      }
+      lane_max[j] = static_cast<double>(m);
+      lane_sum[j] = static_cast<double>(s);
+    });
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](std::int64_t g) {
+      const std::int64_t r = first + g;
+      C m = minus_inf;
+      for (int l = 0; l < softmax_lanes; ++l) {
+        const C v = static_cast<C>(lane_max[g * softmax_lanes + l]);
+        m = v > m ? v : m;
+      }
+      row_max[g] = static_cast<double>(m);
+      if (!(m > minus_inf && m < -minus_inf)) {
+        if constexpr (Op == softmax_op::logsumexp) {
+          lse(r) = row_has_nan(in, r, n) ? lse_nan : static_cast<lse_value>(m);
+        }
+        return;
+      }
+      A s = 0;
+      for (int l = 0; l < softmax_lanes; ++l) {
+        const C lm = static_cast<C>(lane_max[g * softmax_lanes + l]);
+        // A lane with no finite value adds 0 (or its NaN).
+        const A scale = lm == minus_inf ? A(0) : static_cast<A>(softmax_exp<C>(lm - m));
+        s += static_cast<A>(lane_sum[g * softmax_lanes + l]) * scale;
+      }
+      if constexpr (Op == softmax_op::logsumexp) {
+        lse(r) = static_cast<lse_value>(static_cast<A>(m) + ordo::detail::math::log(s));
+      } else if constexpr (Op == softmax_op::softmax) {
+        row_value[g] = static_cast<double>(static_cast<C>(A(1) / s));
+      } else {
+        row_value[g] = static_cast<double>(static_cast<C>(ordo::detail::math::log(s)));
+      }
+    });
+    if constexpr (Op != softmax_op::logsumexp) {
+      member.team_barrier();
+      const row_access<YView>& out = y;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
+        const std::int64_t g = j / softmax_lanes, r = first + g;
+        using storage = typename row_access<YView>::storage;
+        const C m = static_cast<C>(row_max[g]);
+        if (!(m > minus_inf && m < -minus_inf)) {
+          for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes)
+            out.v(r, c) = to_storage<storage>(nan);
+          return;
+        }
+        const C value = static_cast<C>(row_value[g]);
+        for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
+          const C v = static_cast<C>(in.v(r, c));
+          if constexpr (Op == softmax_op::softmax) {
+            out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
+          } else {
+            out.v(r, c) = to_storage<storage>((v - m) - value);
+          }
+        }
+      });
+    }
+  }
+};
+
+template <softmax_backward_op Op, class DyView, class YView, class DxView, class Space>
+struct team_backward_kernel {
+  using T = typename DyView::non_const_value_type;
+  using C = compute_type_t<T>;
+  using A = accumulate_type_t<T>;
+  row_access<DyView> dy;
+  row_access<YView> y;
+  row_access<DxView> dx;
+  std::int64_t rows, cols;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const softmax_team_member_t<Space>& member) const {
+    const std::int64_t first = member.league_rank() * softmax_rows_per_team;
+    const std::int64_t count = rows - first < softmax_rows_per_team ? rows - first : softmax_rows_per_team;
+    const softmax_team_scratch_t<Space> scratch(member.team_scratch(0), static_cast<std::size_t>(softmax_team_scratch_values));
+    double* const lane_sum = scratch.data();
+    double* const row_sum = lane_sum + softmax_rows_per_team * softmax_lanes;
+    const std::int64_t n = cols;
+    const row_access<DyView>& g_in = dy;
+    const row_access<YView>& y_in = y;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
+      const std::int64_t r = first + j / softmax_lanes;
+      A s = 0;
+      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
+        if constexpr (Op == softmax_backward_op::softmax) {
+          s += static_cast<A>(static_cast<C>(g_in.v(r, c))) * static_cast<A>(static_cast<C>(y_in.v(r, c)));
+        } else {
+          s += static_cast<A>(static_cast<C>(g_in.v(r, c)));
+        }
+      }
+      lane_sum[j] = static_cast<double>(s);
+    });
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](std::int64_t g) {
+      A lanes[softmax_lanes];
+      for (int l = 0; l < softmax_lanes; ++l) lanes[l] = static_cast<A>(lane_sum[g * softmax_lanes + l]);
+      row_sum[g] = static_cast<double>(static_cast<C>(sum_lanes(lanes)));
+    });
+    member.team_barrier();
+    const row_access<DxView>& out = dx;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
+      const std::int64_t g = j / softmax_lanes, r = first + g;
+      using storage = typename row_access<DxView>::storage;
+      const C s = static_cast<C>(row_sum[g]);
+      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
+        const C gv = static_cast<C>(g_in.v(r, c)), yv = static_cast<C>(y_in.v(r, c));
+        if constexpr (Op == softmax_backward_op::softmax) {
+          out.v(r, c) = to_storage<storage>(yv * (gv - s));
+        } else {
+          out.v(r, c) = to_storage<storage>(gv - softmax_exp<C>(yv) * s);
+        }
+      }
+    });
+  }
+};
+
+}  // namespace ordo::nn::detail
+
+#endif
