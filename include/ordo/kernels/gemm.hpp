@@ -90,7 +90,7 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename CView::memory_space>::accessible,
                 "ordo::gemm: the execution space must be able to access the memory of A, B and C");
-  constexpr bool blas_types = blas_scalar_v<value_type> && std::is_same_v<compute_type, value_type>;
+  [[maybe_unused]] constexpr bool blas_types = blas_scalar_v<value_type> && std::is_same_v<compute_type, value_type>;
   if (a.extent(1) != b.extent(0) || c.extent(0) != a.extent(0) || c.extent(1) != b.extent(1)) {
     throw std::invalid_argument("ordo::gemm: A is " + shape_text(a.extent(0), a.extent(1)) + ", B is " +
                                 shape_text(b.extent(0), b.extent(1)) + " and C is " +

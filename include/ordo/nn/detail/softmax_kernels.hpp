@@ -333,7 +333,8 @@ struct host_forward_kernel {
 
   template <bool Split>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
-    constexpr C minus_inf = -std::numeric_limits<C>::infinity();
+    // A builtin, not std::numeric_limits: nvcc does not let device code call its host constexpr functions.
+    constexpr C minus_inf = -static_cast<C>(__builtin_huge_val());
     C buf[softmax_block];
     C m = minus_inf;
     for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
@@ -491,7 +492,8 @@ struct team_forward_kernel {
   lse_value lse_nan;
 
   KOKKOS_INLINE_FUNCTION void operator()(const softmax_team_member_t<Space>& member) const {
-    constexpr C minus_inf = -std::numeric_limits<C>::infinity();
+    // A builtin, not std::numeric_limits: nvcc does not let device code call its host constexpr functions.
+    constexpr C minus_inf = -static_cast<C>(__builtin_huge_val());
     const std::int64_t first = member.league_rank() * softmax_rows_per_team;
     const std::int64_t count = rows - first < softmax_rows_per_team ? rows - first : softmax_rows_per_team;
     const softmax_team_scratch_t<Space> scratch(member.team_scratch(0), static_cast<std::size_t>(softmax_team_scratch_values));
