@@ -101,6 +101,42 @@ void seed_chain_evaluated() {
   expect(all_equal, "A(BC) and (AB)C must both be 125 in every entry");
 }
 
+void h_transpose_h_x() {
+  section("Written as it reads: h^T * h * x with h 2000x2000 (double)");
+  constexpr std::size_t n = 2000;
+  ordo::matrix<double, n, n> h;
+  ordo::vector<double, n> x;
+  Kokkos::deep_copy(h.view(), 0.001);
+  Kokkos::deep_copy(x.view(), 1.0);
+  auto e = ordo::transpose(h) * h * x;  // lazy, and planned by the compiler
+  static_assert(decltype(e)::order() == "(A1(A2A3))");
+  ordo::vector<double, n> y(ordo::uninitialized);
+  ordo::matrix<double, n, n> hth(ordo::uninitialized);  // what left to right would form first
+  ordo::vector<double, n> y_naive(ordo::uninitialized);
+  const auto left_to_right = [&] {
+    ordo::gemm(Kokkos::DefaultExecutionSpace(), 1.0, ordo::transpose(h).view(), h.view(), 0.0, hth.view());
+    ordo::gemm(1.0, hth, x, 0.0, y_naive);
+    Kokkos::fence();
+  };
+  const auto planned = [&] { y = e; };
+  left_to_right();
+  planned();
+  const double t_naive = median_microseconds(left_to_right, 5);
+  const double t_planned = median_microseconds(planned, 51);
+  std::printf("(h^T h) x: %11llu multiplications, %9.1f us measured\n",
+              static_cast<unsigned long long>(decltype(e)::left_to_right_cost()), t_naive);
+  std::printf("h^T (h x): %11llu multiplications, %9.1f us measured  (%.0fx predicted, %.0fx measured)\n",
+              static_cast<unsigned long long>(decltype(e)::cost()), t_planned,
+              static_cast<double>(decltype(e)::left_to_right_cost()) / static_cast<double>(decltype(e)::cost()),
+              t_naive / t_planned);
+  auto host_y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y.view());
+  auto host_naive = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_naive.view());
+  // Every entry is 2000 * 0.001 * 2000 * 0.001 = 4 up to rounding; both orders agree closely.
+  const double difference = std::fabs(host_y(0, 0) - host_naive(0, 0));
+  std::printf("y[0] = %.12f (planned), %.12f (left to right)\n", host_y(0, 0), host_naive(0, 0));
+  expect(std::fabs(host_y(0, 0) - 4.0) < 1e-9 && difference < 1e-9, "h^T h x must be 4 in both orders");
+}
+
 void mean_of_a_million_floats() {
   section("The mean of 1M floats (question 11): every policy against the exact mean");
   const std::size_t n = 1 << 20;
@@ -256,6 +292,7 @@ int main(int argc, char* argv[]) {
   std::cout.flush();
   seed_chain();
   seed_chain_evaluated();
+  h_transpose_h_x();
   mean_of_a_million_floats();
   batch_norm_small_batch();
   mixed_precision();

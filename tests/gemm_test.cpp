@@ -4,6 +4,7 @@
 #include "support/kokkos_tools_recorder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstddef>
@@ -183,6 +184,8 @@ struct padded_rows {
 struct no_unit_stride {
   static constexpr const char* name = "LayoutStride, strides 2 and 2 * rows";
   static constexpr bool blas_usable = false;
+  // A row or a column with stride 2 is a BLAS vector (increment 2), or a matrix with ld 2.
+  static bool blas_usable_for(std::size_t r, std::size_t c) { return r <= 1 || c <= 1; }
   static std::size_t span(std::size_t r, std::size_t c) { return 2 * r * c; }
   static std::size_t offset(std::size_t i, std::size_t j, std::size_t r, std::size_t) { return 2 * i + 2 * r * j; }
   template <class T, class Memory>
@@ -263,11 +266,23 @@ constexpr bool is_cuda() {
 // C = alpha A B + beta C on operands of the given kinds, against a long double triple loop within
 // (k + 8) u (|alpha| |A| |B| + |beta| |C|) elementwise (exact for integers); returns the backend
 // gemm announced last.
+// The vector routine gemm announced inside its product region ("ordo::gemv", "ordo::dot"), or "".
+std::string vector_routine(const std::vector<std::string>& regions) {
+  std::string routine;
+  for (const std::string& r : regions) {
+    if (r == "ordo::gemv" || r == "ordo::dot") routine = r;
+  }
+  return routine;
+}
+
 template <class ExecutionSpace, class T, class SA, class SB, class SC>
-std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed) {
+std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed, std::size_t m = 37, std::size_t k = 29,
+                     std::size_t n = 23) {
   const std::string layouts = std::string("A ") + SA::name + ", B " + SB::name + ", C " + SC::name;
   CAPTURE(layouts);
-  const std::size_t m = 37, k = 29, n = 23;
+  CAPTURE(m);
+  CAPTURE(k);
+  CAPTURE(n);
   const T alpha = T(3), beta = T(-2);
   std::mt19937_64 rng(seed);
   operand<ExecutionSpace, T, SA> a(m, k, rng);
@@ -282,6 +297,11 @@ std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed) {
     ExecutionSpace().fence();
     announced = last_backend(recorder.regions());
     CHECK(gemm_region_count(recorder.regions()) == 1);
+    // A C with one row or one column is a matrix-vector product on every backend; a 1 x 1 C of
+    // doubles is BLAS's DOT.
+    const bool vector_shape = (m == 1 || n == 1) && m > 0 && n > 0 && k > 0;
+    const bool dot = m == 1 && n == 1 && announced == "blas" && std::is_same_v<T, double>;
+    CHECK(vector_routine(recorder.regions()) == (!vector_shape ? "" : dot ? "ordo::dot" : "ordo::gemv"));
   }
   c.to_host();
   std::vector<bool> inside(before.size(), false);
@@ -315,10 +335,19 @@ std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed) {
 // The backend gemm(automatic) must run for these operands (docs/evaluation.md): BLAS on a host
 // space for float or double when all three operands have a unit stride and BLAS was found,
 // cuBLAS likewise on Kokkos::Cuda, the portable kernel otherwise.
+template <class Storage>
+bool blas_readable(std::size_t r, std::size_t c) {
+  if constexpr (requires { Storage::blas_usable_for(r, c); }) {
+    return Storage::blas_usable_for(r, c);
+  } else {
+    return Storage::blas_usable;
+  }
+}
+
 template <class ExecutionSpace, class T, class SA, class SB, class SC>
-std::string expected_automatic() {
+std::string expected_automatic(std::size_t m = 37, std::size_t k = 29, std::size_t n = 23) {
   const bool blas_scalar = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  const bool readable = SA::blas_usable && SB::blas_usable && SC::blas_usable;
+  const bool readable = blas_readable<SA>(m, k) && blas_readable<SB>(k, n) && blas_readable<SC>(m, n);
   if (automatic_is_portable || !blas_scalar || !readable) return "portable";
   if (ordo::is_host_space_v<ExecutionSpace> && blas_build) return "blas";
   if (is_cuda<ExecutionSpace>() && cublas_build) return "cublas";
@@ -330,6 +359,15 @@ void check_layouts(std::uint64_t seed) {
   CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::automatic, seed) ==
         expected_automatic<ExecutionSpace, T, SA, SB, SC>());
   CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::portable, seed + 1) == "portable");
+  // Matrix-vector (C a column or a row), dot (1 x 1) and outer products (k = 1), long enough that
+  // the 16 lanes of the portable GEMV wrap several times.
+  for (const auto& [m, k, n] : {std::array<std::size_t, 3>{37, 290, 1}, std::array<std::size_t, 3>{1, 290, 23},
+                                std::array<std::size_t, 3>{1, 290, 1}, std::array<std::size_t, 3>{37, 1, 23},
+                                std::array<std::size_t, 3>{1, 7, 1}}) {
+    CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::automatic, seed + 2, m, k, n) ==
+          expected_automatic<ExecutionSpace, T, SA, SB, SC>(m, k, n));
+    CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::portable, seed + 3, m, k, n) == "portable");
+  }
 }
 
 }  // namespace
@@ -404,3 +442,84 @@ TEST_CASE_TEMPLATE_DEFINE("a forced BLAS or cuBLAS backend that cannot serve the
   }
 }
 ORDO_TEST_ALL_SPACES(forced_id);
+
+namespace {
+
+// The portable GEMV's summation order, written out: term l of a dot product goes to lane l mod 16,
+// each lane adds its terms in order in Compute, the lanes are added in lane order, and
+// alpha * dot + beta * y is rounded once to T.
+template <class T, class Compute>
+std::vector<T> gemv_in_lane_order(const std::vector<T>& m, const std::vector<T>& x, const std::vector<T>& y,
+                                  std::size_t rows, std::size_t depth, Compute alpha, Compute beta) {
+  std::vector<T> out(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    Compute lanes[16] = {};
+    for (std::size_t l = 0; l < depth; ++l) {
+      lanes[l % 16] += static_cast<Compute>(m[i * depth + l]) * static_cast<Compute>(x[l]);
+    }
+    Compute dot = lanes[0];
+    for (int lane = 1; lane < 16; ++lane) dot += lanes[lane];
+    out[i] = static_cast<T>(beta == Compute(0) ? alpha * dot : alpha * dot + beta * static_cast<Compute>(y[i]));
+  }
+  return out;
+}
+
+template <ordo::detail::launch_shape Shape, bool Transpose, class ExecutionSpace, class T>
+std::vector<T> run_portable_gemv(const std::vector<T>& m, const std::vector<T>& x, const std::vector<T>& y,
+                                 std::size_t rows, std::size_t depth, T alpha, T beta) {
+  using memory = typename ExecutionSpace::memory_space;
+  // Transpose: the matrix is stored depth x rows and read by columns.
+  const std::size_t r = Transpose ? depth : rows, c = Transpose ? rows : depth;
+  Kokkos::View<T**, Kokkos::LayoutRight, memory> mv("m", r, c);
+  Kokkos::View<T*, memory> xv("x", depth), yv("y", rows);
+  auto mh = Kokkos::create_mirror_view(mv);
+  auto xh = Kokkos::create_mirror_view(xv);
+  auto yh = Kokkos::create_mirror_view(yv);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t l = 0; l < depth; ++l) {
+      if (Transpose) {
+        mh(l, i) = m[i * depth + l];
+      } else {
+        mh(i, l) = m[i * depth + l];
+      }
+    }
+    yh(i) = y[i];
+  }
+  for (std::size_t l = 0; l < depth; ++l) xh(l) = x[l];
+  Kokkos::deep_copy(mv, mh);
+  Kokkos::deep_copy(xv, xh);
+  Kokkos::deep_copy(yv, yh);
+  ordo::detail::portable_gemv<Shape, T, Transpose>(ExecutionSpace(), alpha, mv, xv, beta, yv);
+  Kokkos::deep_copy(yh, yv);
+  std::vector<T> out(rows);
+  for (std::size_t i = 0; i < rows; ++i) out[i] = yh(i);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("portable GEMV: both launch shapes sum in the documented lane order, bit for bit",
+                          ExecutionSpace, gemv_shapes_id) {
+  using ordo::detail::launch_shape;
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  for (const auto& [rows, depth] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 15}, {17, 16}, {33, 17},
+                                    {40, 300}, {1, 1000}, {5, 0}}) {
+    CAPTURE(rows);
+    CAPTURE(depth);
+    std::vector<float> m(rows * depth), x(depth), y(rows);
+    for (auto& v : m) v = d(rng);
+    for (auto& v : x) v = d(rng);
+    for (auto& v : y) v = d(rng);
+    for (const float beta : {0.0f, -0.75f}) {
+      const auto expected = gemv_in_lane_order<float, float>(m, x, y, rows, depth, 1.5f, beta);
+      CHECK(run_portable_gemv<launch_shape::host, false, ExecutionSpace>(m, x, y, rows, depth, 1.5f, beta) == expected);
+      CHECK(run_portable_gemv<launch_shape::device, false, ExecutionSpace>(m, x, y, rows, depth, 1.5f, beta) ==
+            expected);
+      CHECK(run_portable_gemv<launch_shape::host, true, ExecutionSpace>(m, x, y, rows, depth, 1.5f, beta) == expected);
+      CHECK(run_portable_gemv<launch_shape::device, true, ExecutionSpace>(m, x, y, rows, depth, 1.5f, beta) ==
+            expected);
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(gemv_shapes_id);

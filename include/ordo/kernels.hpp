@@ -1,13 +1,17 @@
 #ifndef ORDO_KERNELS_HPP
 #define ORDO_KERNELS_HPP
 
-// The Kokkos layer (CMake target ordo::ordo): matrices, GEMM, planned chain evaluation,
+// The Kokkos layer (CMake target ordo::ordo): matrices, GEMM, planned chain evaluation and a * b
+// products,
 // reductions and masks on any Kokkos execution space.
+#include <ordo/kernels/chain_expression.hpp>
 #include <ordo/kernels/execution.hpp>
+#include <ordo/kernels/expression.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/mask.hpp>
 #include <ordo/kernels/matrix.hpp>
 #include <ordo/kernels/multiply.hpp>
 #include <ordo/kernels/reduce.hpp>
+#include <ordo/kernels/transpose.hpp>
 
 #endif

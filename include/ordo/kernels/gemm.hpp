@@ -8,9 +8,11 @@
 #include <ordo/core/detail/shape_text.hpp>
 #include <ordo/core/precision.hpp>
 #include <ordo/kernels/detail/blas_gemm.hpp>
+#include <ordo/kernels/detail/blas_gemv.hpp>
 #include <ordo/kernels/detail/blas_operand.hpp>
 #include <ordo/kernels/detail/cublas_gemm.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
+#include <ordo/kernels/detail/portable_gemv.hpp>
 #include <ordo/kernels/execution.hpp>
 #include <ordo/kernels/matrix.hpp>
 
@@ -52,20 +54,48 @@ inline std::string gemm_region_name(std::size_t m, std::size_t k, std::size_t n,
   return name;
 }
 
-// Announces each product to Kokkos Tools as a region "ordo::gemm MxKxN backend", so profilers
-// (and ordo's tests) see the sequence of products an evaluation issues.
-struct gemm_region {
+// A Kokkos Tools region for as long as it lives, when a tool is loaded.
+struct profiling_region {
   bool active;
-  gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
-      : active(Kokkos::Profiling::profileLibraryLoaded()) {
-    if (active) Kokkos::Profiling::pushRegion(gemm_region_name(m, k, n, backend));
+  explicit profiling_region(const std::string& name) : active(Kokkos::Profiling::profileLibraryLoaded()) {
+    if (active) Kokkos::Profiling::pushRegion(name);
   }
-  ~gemm_region() {
+  ~profiling_region() {
     if (active) Kokkos::Profiling::popRegion();
   }
-  gemm_region(const gemm_region&) = delete;
-  gemm_region& operator=(const gemm_region&) = delete;
+  profiling_region(const profiling_region&) = delete;
+  profiling_region& operator=(const profiling_region&) = delete;
 };
+
+// Announces each product to Kokkos Tools as a region "ordo::gemm MxKxN backend", so profilers
+// (and ordo's tests) see the sequence of products an evaluation issues. A product that runs as a
+// matrix-vector product or a dot product opens a nested region "ordo::gemv" or "ordo::dot".
+struct gemm_region : profiling_region {
+  gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
+      : profiling_region(Kokkos::Profiling::profileLibraryLoaded() ? gemm_region_name(m, k, n, backend)
+                                                                   : std::string()) {}
+};
+
+// The routine host BLAS runs for a vector product: DOT only for a 1 x 1 double result
+// (blas_gemv.hpp says why not for float).
+template <class T>
+const char* blas_vector_routine(vector_product kind) noexcept {
+  return kind == vector_product::dot && std::is_same_v<T, double> ? "ordo::dot" : "ordo::gemv";
+}
+
+// The portable matrix-vector product for C with one row or one column.
+template <class Compute, class ExecutionSpace, class AView, class BView, class CView>
+void portable_vector_product(const ExecutionSpace& space, Compute alpha, const AView& a, const BView& b, Compute beta,
+                             const CView& c) {
+  constexpr launch_shape shape = default_launch_shape_v<ExecutionSpace>;
+  if (c.extent(1) == 1) {
+    portable_gemv<shape, Compute, false>(space, alpha, a, Kokkos::subview(b, Kokkos::ALL, 0), beta,
+                                         Kokkos::subview(c, Kokkos::ALL, 0));
+  } else {
+    portable_gemv<shape, Compute, true>(space, alpha, b, Kokkos::subview(a, 0, Kokkos::ALL), beta,
+                                        Kokkos::subview(c, 0, Kokkos::ALL));
+  }
+}
 
 }  // namespace detail
 
@@ -97,6 +127,8 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
                                 shape_text(c.extent(0), c.extent(1)) + "; C = A B needs A m x k, B k x n, C m x n");
   }
   const std::size_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
+  // C with one row or one column: a matrix-vector product (or a dot product) on every backend.
+  const vector_product vector_kind = vector_product_of(m, k, n);
 
 #if defined(ORDO_FORCE_PORTABLE_GEMM)
   if (backend == gemm_backend::automatic) backend = gemm_backend::portable;
@@ -109,6 +141,10 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
       if (blas_can_take(a, b, c)) {
         gemm_region region(m, k, n, gemm_backend::blas);
         space.fence();
+        if (vector_kind != vector_product::none) {
+          const profiling_region inner(blas_vector_routine<value_type>(vector_kind));
+          if (try_blas_vector_product(alpha, a, b, beta, c)) return;
+        }
         try_blas_gemm(alpha, a, b, beta, c);
         return;
       }
@@ -125,6 +161,10 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
     if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && blas_types) {
       if (blas_can_take(a, b, c)) {
         gemm_region region(m, k, n, gemm_backend::cublas);
+        if (vector_kind != vector_product::none) {
+          const profiling_region inner("ordo::gemv");
+          if (try_cublas_vector_product(space, alpha, a, b, beta, c)) return;
+        }
         try_cublas_gemm(space, alpha, a, b, beta, c);
         return;
       }
@@ -136,6 +176,11 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
     }
   }
   gemm_region region(m, k, n, gemm_backend::portable);
+  if (vector_kind != vector_product::none) {
+    const profiling_region inner("ordo::gemv");  // a 1 x 1 C too: the same kernel with one row
+    portable_vector_product<compute_type>(space, alpha, a, b, beta, c);
+    return;
+  }
   portable_gemm<Compute>(space, alpha, a, b, beta, c);
 }
 

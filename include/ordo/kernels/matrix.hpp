@@ -91,6 +91,17 @@ class matrix {
     }
   }
 
+  // Writes a lazy product (ordo::chain, a * b, ...) into this matrix's elements, which every copy
+  // of the matrix shares; the product may read this matrix (a = a * b), and is then computed into
+  // a temporary first (docs/expressions.md). Assigning a matrix shares its elements instead, like
+  // Kokkos::View.
+  template <class Expression>
+    requires requires(const Expression& e, const matrix& m) { e.evaluate_into(m); }
+  matrix& operator=(const Expression& expression) {
+    expression.evaluate_into(*this);
+    return *this;
+  }
+
   // Element access where memory_space is accessible (host code for host spaces, kernels).
   KOKKOS_INLINE_FUNCTION T& operator()(std::size_t i, std::size_t j) const { return view_(i, j); }
 
@@ -99,6 +110,10 @@ class matrix {
 
   view_type view_;
 };
+
+// A column vector of N elements: an N x 1 matrix. Row vectors are ordo::transpose(v).
+template <class T, std::size_t N, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+using vector = matrix<T, N, 1, ExecutionSpace>;
 
 template <class T>
 inline constexpr bool is_matrix_v = false;

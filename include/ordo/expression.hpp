@@ -1,0 +1,13 @@
+#ifndef ORDO_EXPRESSION_HPP
+#define ORDO_EXPRESSION_HPP
+
+// Matrix products written as they read, planned as a whole (Kokkos layer, ordo::ordo):
+//   auto y = ordo::evaluate(ordo::transpose(h) * h * x);   // computed as h^T (h x)
+// See docs/expressions.md.
+#include <ordo/kernels/chain_expression.hpp>
+#include <ordo/kernels/expression.hpp>
+#include <ordo/kernels/matrix.hpp>
+#include <ordo/kernels/multiply.hpp>
+#include <ordo/kernels/transpose.hpp>
+
+#endif

@@ -1,0 +1,198 @@
+#ifndef ORDO_KERNELS_DETAIL_CHAIN_EVALUATOR_HPP
+#define ORDO_KERNELS_DETAIL_CHAIN_EVALUATOR_HPP
+
+// Evaluates a planned product (ordo::chain_expression) into a matrix: one GEMM/GEMV call per
+// product of the plan, in the plan's order, every intermediate at its planned offset in one
+// workspace of plan.peak_temporary_elements() elements. The expression's scalar is the alpha of
+// the last product; transposed operands are strided Views of their matrices (BLAS, cuBLAS and the
+// portable kernels read them with a transpose flag or strides, never a copy).
+
+#include <ordo/core/chain.hpp>
+#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/gemm.hpp>
+#include <ordo/kernels/matrix.hpp>
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ordo {
+
+namespace diagnostic {
+
+template <class Expected, class Given>
+struct result_shape_mismatch {
+  static_assert(always_false<Expected, Given>,
+                "ordo::evaluate(chain, result): the result's static extents differ from the chain's (expected and "
+                "given shapes are in the template arguments above)");
+};
+
+}  // namespace diagnostic
+
+namespace detail {
+
+// The matrix whose memory a leaf reads: the leaf itself, or the matrix a view (a transpose) reads.
+template <any_matrix M>
+const M& storage_of(const M& m) noexcept {
+  return m;
+}
+template <class View>
+  requires requires(const View& v) {
+    { v.matrix() } -> any_matrix;
+  }
+const auto& storage_of(const View& v) noexcept {
+  return v.matrix();
+}
+
+// Whether two matrices' elements share memory (overlapping ranges, not only equal starts).
+template <any_matrix M, any_matrix R>
+bool shares_memory(const M& m, const R& r) {
+  if (m.view().span() == 0 || r.view().span() == 0) return false;
+  const auto* m_begin = reinterpret_cast<const char*>(m.view().data());
+  const auto* r_begin = reinterpret_cast<const char*>(r.view().data());
+  const auto* m_end = m_begin + m.view().span() * sizeof(typename M::value_type);
+  const auto* r_end = r_begin + r.view().span() * sizeof(typename R::value_type);
+  return m_begin < r_end && r_begin < m_end;
+}
+
+// out(i, j) = alpha * in(i, j), in the compute type and rounded once: a one-operand product with
+// a scalar or a transpose.
+template <class Compute, class InView, class OutView>
+struct scaled_copy_kernel {
+  InView in;
+  OutView out;
+  Compute alpha;
+  std::int64_t cols;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    using storage_type = typename OutView::non_const_value_type;
+    const std::int64_t i = e / cols, j = e % cols;
+    out(i, j) = gemv_store<storage_type>(alpha * gemv_load<Compute>(in(i, j)));
+  }
+};
+
+template <class Compute, class ExecutionSpace, class InView, class OutView>
+void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, const OutView& out) {
+  const auto rows = static_cast<std::int64_t>(out.extent(0)), cols = static_cast<std::int64_t>(out.extent(1));
+  if (rows == 0 || cols == 0) return;
+  Kokkos::parallel_for("ordo::evaluate scaled copy",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, rows * cols),
+                       scaled_copy_kernel<Compute, InView, OutView>{in, out, alpha, cols});
+}
+
+// The products of the plan into `result`, which shares no memory with an operand.
+template <class Compute, class Expression, class R>
+void evaluate_unaliased(const Expression& expression, const R& result, gemm_backend backend) {
+  using value_type = typename Expression::value_type;
+  using execution_space = typename Expression::execution_space;
+  using memory_space = typename Expression::memory_space;
+  // Row-major Views unless an operand is transposed: the portable kernels index a LayoutRight View
+  // with one stride fewer.
+  using node_layout = std::conditional_t<Expression::has_transposed_operand, Kokkos::LayoutStride, Kokkos::LayoutRight>;
+  using node_view = Kokkos::View<value_type**, node_layout, memory_space, Kokkos::MemoryUnmanaged>;
+  using compute_type = gemm_compute_t<Compute, node_view>;
+  const auto make_node = [](value_type* data, std::size_t rows, std::size_t cols) {
+    if constexpr (std::is_same_v<node_layout, Kokkos::LayoutStride>) {
+      return node_view(data, Kokkos::LayoutStride(rows, cols, cols, 1));
+    } else {
+      return node_view(data, rows, cols);
+    }
+  };
+
+  const execution_space space{};
+  const auto& plan = expression.plan();
+  const std::size_t n = plan.matrices();
+  std::vector<node_view> nodes(2 * n - 1);
+  std::size_t leaf = 0;
+  boost::hana::for_each(expression.operands(), [&](const auto& operand) { nodes[leaf++] = node_view(operand.view()); });
+  const node_view out_view(result.view());
+  const auto alpha = static_cast<compute_type>(expression.scale());
+
+  if (n == 1) {
+    bool copied = false;
+    if constexpr (!Expression::has_transposed_operand) {
+      if (alpha == compute_type(1)) {
+        Kokkos::deep_copy(space, result.view(), nodes[0]);
+        copied = true;
+      }
+    }
+    if (!copied) scaled_copy(space, alpha, nodes[0], out_view);
+    space.fence();
+    return;
+  }
+  const std::uint64_t workspace_elements = plan.peak_temporary_elements();
+  Kokkos::View<value_type*, memory_space> workspace;
+  if (workspace_elements > 0) {
+    workspace = Kokkos::View<value_type*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::chain workspace")),
+        static_cast<std::size_t>(workspace_elements));
+  }
+  const auto products = plan.products();
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    const planned_product& step = products[p];
+    const bool is_root = p + 1 == products.size();
+    const node_view out =
+        is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, step.cols);
+    gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                           compute_type(0), out, backend);
+    nodes[n + p] = out;
+  }
+  // The workspace is released on return; kernels that still read it must be done.
+  space.fence();
+}
+
+// Evaluates the expression into result with every product's multiply-adds in Compute (void:
+// gemm_scalar_t of the scalar type). A result that shares memory with an operand (a = a * b) gets
+// the product computed into a temporary first and copied.
+template <class Compute, class Expression, any_matrix R>
+void evaluate_expression(const Expression& expression, const R& result, gemm_backend backend) {
+  using value_type = typename Expression::value_type;
+  using execution_space = typename Expression::execution_space;
+  using expected_shape = typename Expression::shape_type;
+  using given_shape = shape_of_t<R>;
+  static_assert(std::is_same_v<typename R::value_type, value_type>,
+                "ordo::evaluate(chain, result): the result's scalar type must be the operands'");
+  static_assert(std::is_same_v<typename R::execution_space, execution_space>,
+                "ordo::evaluate(chain, result): the result must live in the operands' execution space");
+  constexpr bool static_shapes_conflict =
+      (expected_shape::static_rows != dynamic && given_shape::static_rows != dynamic &&
+       expected_shape::static_rows != given_shape::static_rows) ||
+      (expected_shape::static_cols != dynamic && given_shape::static_cols != dynamic &&
+       expected_shape::static_cols != given_shape::static_cols);
+  if constexpr (static_shapes_conflict) {
+    (void)diagnostic::result_shape_mismatch<expected_shape, given_shape>{};
+  } else {
+    if (result.rows() != expression.rows() || result.cols() != expression.cols()) {
+      throw std::invalid_argument("ordo::evaluate: the chain's result is " +
+                                  detail::shape_text(expression.rows(), expression.cols()) +
+                                  " but the result matrix is " + detail::shape_text(result.rows(), result.cols()));
+    }
+    bool aliases = false;
+    boost::hana::for_each(expression.operands(),
+                          [&](const auto& operand) { aliases = aliases || shares_memory(storage_of(operand), result); });
+    if (!aliases) {
+      evaluate_unaliased<Compute>(expression, result, backend);
+      return;
+    }
+    const auto temporary = expression.make_result();
+    evaluate_unaliased<Compute>(expression, temporary, backend);
+    const execution_space space{};
+    Kokkos::deep_copy(space, result.view(), temporary.view());
+    space.fence();
+  }
+}
+
+}  // namespace detail
+
+}  // namespace ordo
+
+#endif

@@ -1,0 +1,454 @@
+// a * b * c: lazy products of matrices, transposes, vectors and scalars, flattened and planned as
+// one chain. Oracles: exact integer products (values in [-2, 2] are exact in double), the brute-
+// force optimum over all parenthesizations, and the sequence of BLAS calls recorded by Kokkos
+// Tools.
+#include <ordo/expression.hpp>
+
+#include "support/brute_force_chain.hpp"
+#include "support/execution_spaces.hpp"
+#include "support/kokkos_tools_recorder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// A dense row-major integer matrix: the oracle's representation.
+struct exact_matrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::int64_t> values;
+  std::int64_t at(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
+};
+
+exact_matrix exact_product(const exact_matrix& a, const exact_matrix& b) {
+  exact_matrix c{a.rows, b.cols, std::vector<std::int64_t>(a.rows * b.cols, 0)};
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    for (std::size_t l = 0; l < a.cols; ++l) {
+      for (std::size_t j = 0; j < b.cols; ++j) c.values[i * c.cols + j] += a.at(i, l) * b.at(l, j);
+    }
+  }
+  return c;
+}
+
+exact_matrix exact_transpose(const exact_matrix& a) {
+  exact_matrix t{a.cols, a.rows, std::vector<std::int64_t>(a.values.size())};
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    for (std::size_t j = 0; j < a.cols; ++j) t.values[j * t.cols + i] = a.at(i, j);
+  }
+  return t;
+}
+
+exact_matrix random_exact(std::size_t rows, std::size_t cols, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> d(-2, 2);
+  exact_matrix m{rows, cols, std::vector<std::int64_t>(rows * cols)};
+  for (auto& v : m.values) v = d(rng);
+  return m;
+}
+
+template <class M>
+void fill(const M& m, const exact_matrix& values) {
+  auto mirror = Kokkos::create_mirror_view(m.view());
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    for (std::size_t j = 0; j < m.cols(); ++j) mirror(i, j) = static_cast<typename M::value_type>(values.at(i, j));
+  }
+  Kokkos::deep_copy(m.view(), mirror);
+}
+
+template <class M>
+bool equals(const M& m, const exact_matrix& expected, std::int64_t scale = 1) {
+  if (m.rows() != expected.rows || m.cols() != expected.cols) return false;
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.view());
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    for (std::size_t j = 0; j < m.cols(); ++j) {
+      if (mirror(i, j) != static_cast<typename M::value_type>(scale * expected.at(i, j))) return false;
+    }
+  }
+  return true;
+}
+
+struct recorded_product {
+  std::string product;  // "ordo::gemm MxKxN backend"
+  std::string routine;  // "ordo::gemv", "ordo::dot" or "" (a GEMM)
+  friend bool operator==(const recorded_product&, const recorded_product&) = default;
+};
+
+// The products of an evaluation and the vector routine each one took, from the region stream.
+std::vector<recorded_product> products_of(const std::vector<std::string>& regions) {
+  std::vector<recorded_product> out;
+  for (const std::string& r : regions) {
+    if (r.rfind("ordo::gemm ", 0) == 0) {
+      out.push_back({r, ""});
+    } else if ((r == "ordo::gemv" || r == "ordo::dot") && !out.empty()) {
+      out.back().routine = r;
+    }
+  }
+  return out;
+}
+
+template <class ExecutionSpace>
+std::string library_backend() {
+#if defined(ORDO_FORCE_PORTABLE_GEMM)
+  return "portable";
+#else
+  if constexpr (ordo::is_host_space_v<ExecutionSpace>) {
+#if defined(ORDO_HAS_BLAS)
+    return "blas";
+#endif
+  }
+#if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) return "cublas";
+#endif
+  return "portable";
+#endif
+}
+
+// ---- every parenthesization, transpose pattern and scalar placement of 3- and 4-leaf chains ----
+
+// The leaves of one test chain: leaf i is op_i(stored_i), where op_i transposes when bit i of the
+// mask is set; stored_i then holds the transpose of the leaf's values.
+template <class ExecutionSpace>
+using dyn = ordo::matrix<double, ordo::dynamic, ordo::dynamic, ExecutionSpace>;
+
+template <std::size_t Mask, std::size_t I, class M>
+auto leaf(const M& stored) {
+  if constexpr ((Mask >> I) & 1U) {
+    return ordo::transpose(stored);
+  } else {
+    return stored;
+  }
+}
+
+// The parenthesizations of 3 and 4 operands.
+template <std::size_t N>
+constexpr std::size_t tree_count = N == 3 ? 2 : 5;
+
+template <std::size_t Tree, class A, class B, class C>
+auto parenthesize(const A& a, const B& b, const C& c) {
+  if constexpr (Tree == 0) {
+    return (a * b) * c;
+  } else {
+    return a * (b * c);
+  }
+}
+
+template <std::size_t Tree, class A, class B, class C, class D>
+auto parenthesize(const A& a, const B& b, const C& c, const D& d) {
+  if constexpr (Tree == 0) {
+    return ((a * b) * c) * d;
+  } else if constexpr (Tree == 1) {
+    return (a * (b * c)) * d;
+  } else if constexpr (Tree == 2) {
+    return (a * b) * (c * d);
+  } else if constexpr (Tree == 3) {
+    return a * ((b * c) * d);
+  } else {
+    return a * (b * (c * d));
+  }
+}
+
+// Scalar placements: none, 2 * leaf 1, -(whole), (whole) * 3, and -(2 * leaf 0) * leaf 1 ... * 3.
+constexpr std::array<std::int64_t, 5> placement_scale{1, 2, -1, 3, -6};
+
+template <std::size_t Placement, std::size_t Tree, class... Leaves>
+auto build(const Leaves&... leaves) {
+  auto product = parenthesize<Tree>(leaves...);
+  if constexpr (Placement == 0) {
+    return product;
+  } else if constexpr (Placement == 1) {
+    return [&]<class First, class Second, class... Rest>(const First& a, const Second& b, const Rest&... rest) {
+      return parenthesize<Tree>(a, 2 * b, rest...);
+    }(leaves...);
+  } else if constexpr (Placement == 2) {
+    return -product;
+  } else if constexpr (Placement == 3) {
+    return product * 3;
+  } else {
+    return [&]<class First, class... Rest>(const First& a, const Rest&... rest) {
+      return -parenthesize<Tree>(2.0 * a, rest...) * 3.0f;
+    }(leaves...);
+  }
+}
+
+template <class ExecutionSpace, std::size_t N>
+void check_all_forms(const std::array<std::size_t, N + 1>& dims, std::mt19937_64& rng) {
+  // The exact value of each leaf and the brute-force plan are the same for every form.
+  std::vector<std::size_t> dim_list(dims.begin(), dims.end());
+  const ordo_test::brute_force_tree optimum = ordo_test::brute_force_optimum(dim_list);
+  std::array<exact_matrix, N> exact;
+  for (std::size_t i = 0; i < N; ++i) exact[i] = random_exact(dims[i], dims[i + 1], rng);
+  exact_matrix expected = exact[0];
+  for (std::size_t i = 1; i < N; ++i) expected = exact_product(expected, exact[i]);
+
+  [&]<std::size_t... Mask>(std::index_sequence<Mask...>) {
+    const auto one_mask = [&]<std::size_t M>(std::integral_constant<std::size_t, M>) {
+      // stored_i: the leaf's values, or their transpose when leaf i is written transpose(stored_i).
+      std::vector<dyn<ExecutionSpace>> stored;
+      for (std::size_t i = 0; i < N; ++i) {
+        const bool t = (M >> i) & 1U;
+        stored.push_back(t ? dyn<ExecutionSpace>(dims[i + 1], dims[i]) : dyn<ExecutionSpace>(dims[i], dims[i + 1]));
+        fill(stored[i], t ? exact_transpose(exact[i]) : exact[i]);
+      }
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        [&]<std::size_t... Tree>(std::index_sequence<Tree...>) {
+          const auto one_tree = [&]<std::size_t T>(std::integral_constant<std::size_t, T>) {
+            [&]<std::size_t... P>(std::index_sequence<P...>) {
+              const auto one_placement = [&]<std::size_t Pl>(std::integral_constant<std::size_t, Pl>) {
+                CAPTURE(M);
+                CAPTURE(T);
+                CAPTURE(Pl);
+                const auto e = build<Pl, T>(leaf<M, I>(stored[I])...);
+                static_assert(std::remove_cvref_t<decltype(e)>::matrices == N,
+                              "a product of N leaves is one chain of N, however it is parenthesized");
+                CHECK(e.plan().order() == optimum.order);
+                CHECK(e.plan().cost() == static_cast<std::uint64_t>(optimum.cost));
+                CHECK(e.scale() == static_cast<double>(placement_scale[Pl]));
+                const dyn<ExecutionSpace> r = e;
+                CHECK(equals(r, expected, placement_scale[Pl]));
+                const auto portable = e.make_result();
+                ordo::evaluate(e, portable, ordo::gemm_backend::portable);
+                CHECK(equals(portable, expected, placement_scale[Pl]));
+              };
+              (one_placement(std::integral_constant<std::size_t, P>{}), ...);
+            }(std::make_index_sequence<placement_scale.size()>{});
+          };
+          (one_tree(std::integral_constant<std::size_t, Tree>{}), ...);
+        }(std::make_index_sequence<tree_count<N>>{});
+      }(std::make_index_sequence<N>{});
+    };
+    (one_mask(std::integral_constant<std::size_t, Mask>{}), ...);
+  }(std::make_index_sequence<std::size_t{1} << N>{});
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("every parenthesization, transpose pattern and scalar placement of 3 and 4 operands",
+                          ExecutionSpace, forms_id) {
+  std::mt19937_64 rng(2026);
+  // Extents 1 make vectors, row vectors and 1 x 1 results (GEMV and DOT); 0 makes empty products.
+  const std::vector<std::array<std::size_t, 4>> three{{{5, 7, 3, 1}}, {{1, 6, 4, 1}}, {{4, 1, 5, 6}}, {{3, 8, 1, 2}},
+                                                      {{1, 9, 9, 9}}, {{2, 0, 3, 4}}, {{6, 5, 4, 3}}};
+  for (const auto& dims : three) {
+    CAPTURE(dims[0]);
+    CAPTURE(dims[1]);
+    CAPTURE(dims[2]);
+    CAPTURE(dims[3]);
+    check_all_forms<ExecutionSpace, 3>(dims, rng);
+  }
+  const std::vector<std::array<std::size_t, 5>> four{{{7, 7, 7, 7, 1}}, {{1, 5, 8, 5, 1}}, {{9, 1, 9, 1, 9}},
+                                                     {{4, 6, 2, 7, 3}}, {{3, 2, 0, 2, 3}}, {{1, 1, 1, 1, 1}}};
+  for (const auto& dims : four) {
+    CAPTURE(dims[0]);
+    CAPTURE(dims[4]);
+    check_all_forms<ExecutionSpace, 4>(dims, rng);
+  }
+}
+ORDO_TEST_ALL_SPACES(forms_id);
+
+// ---- compile-time plans ----
+
+TEST_CASE_TEMPLATE_DEFINE("H^T H x is planned as H^T (H x) at compile time: two GEMVs, no n x n temporary",
+                          ExecutionSpace, htx_id) {
+  constexpr std::size_t n = 64;
+  ordo::matrix<double, n, n, ExecutionSpace> h;
+  ordo::vector<double, n, ExecutionSpace> x;
+  using expression = decltype(ordo::transpose(h) * h * x);
+  static_assert(expression::order() == "(A1(A2A3))");
+  static_assert(expression::cost() == 2 * n * n);
+  static_assert(expression::left_to_right_cost() == n * n * n + n * n);
+  static_assert(std::is_same_v<expression, decltype(ordo::transpose(h) * (h * x))>);
+  static_assert(std::is_same_v<typename expression::result_type, ordo::vector<double, n, ExecutionSpace>>);
+  // The same facts from the brute-force search at run time.
+  const auto optimum = ordo_test::brute_force_optimum({n, n, n, 1});
+  CHECK(expression::order() == optimum.order);
+  CHECK(expression::cost() == static_cast<std::uint64_t>(optimum.cost));
+
+  std::mt19937_64 rng(5);
+  const exact_matrix vh = random_exact(n, n, rng), vx = random_exact(n, 1, rng);
+  fill(h, vh);
+  fill(x, vx);
+  ordo::vector<double, n, ExecutionSpace> y(ordo::uninitialized);
+  const std::string backend = library_backend<ExecutionSpace>();
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    y = ordo::transpose(h) * h * x;
+    // One workspace of n elements (h x), nothing n x n.
+    CHECK(recorder.allocated_bytes() < n * n * sizeof(double));
+    const std::vector<recorded_product> expected{
+        {"ordo::gemm " + std::to_string(n) + "x" + std::to_string(n) + "x1 " + backend, "ordo::gemv"},
+        {"ordo::gemm " + std::to_string(n) + "x" + std::to_string(n) + "x1 " + backend, "ordo::gemv"}};
+    CHECK(products_of(recorder.regions()) == expected);
+  }
+  CHECK(equals(y, exact_product(exact_transpose(vh), exact_product(vh, vx))));
+}
+ORDO_TEST_ALL_SPACES(htx_id);
+
+TEST_CASE_TEMPLATE_DEFINE("static expressions: order, cost and the CLRS chain written with *", ExecutionSpace,
+                          static_id) {
+  // CLRS 15.2: dims 30, 35, 15, 5, 10, 20, 25; optimum 15125, ((A1(A2A3))((A4A5)A6)).
+  ordo::matrix<double, 30, 35, ExecutionSpace> a1;
+  ordo::matrix<double, 35, 15, ExecutionSpace> a2;
+  ordo::matrix<double, 15, 5, ExecutionSpace> a3;
+  ordo::matrix<double, 5, 10, ExecutionSpace> a4;
+  ordo::matrix<double, 10, 20, ExecutionSpace> a5;
+  ordo::matrix<double, 20, 25, ExecutionSpace> a6;
+  using clrs = decltype(a1 * a2 * a3 * a4 * a5 * a6);
+  static_assert(clrs::order() == "((A1(A2A3))((A4A5)A6))");
+  static_assert(clrs::cost() == 15125);
+  static_assert(std::is_same_v<clrs, decltype((a1 * (a2 * a3)) * ((a4 * a5) * a6))>);
+  CHECK(clrs::order() == ordo_test::brute_force_optimum({30, 35, 15, 5, 10, 20, 25}).order);
+
+  // A row vector times matrices times a column vector: x^T A B y, a 1 x 1 result.
+  ordo::vector<double, 30, ExecutionSpace> u;
+  ordo::vector<double, 25, ExecutionSpace> v;
+  using bilinear = decltype(ordo::transpose(u) * a1 * a2 * a3 * a4 * a5 * a6 * v);
+  static_assert(bilinear::result_type::static_rows == 1 && bilinear::result_type::static_cols == 1);
+  CHECK(bilinear::order() == ordo_test::brute_force_optimum({1, 30, 35, 15, 5, 10, 20, 25, 1}).order);
+  CHECK(bilinear::cost() ==
+        static_cast<std::uint64_t>(ordo_test::brute_force_optimum({1, 30, 35, 15, 5, 10, 20, 25, 1}).cost));
+
+  // transpose(transpose(m)) is m; the transpose of a product reverses it.
+  static_assert(std::is_same_v<decltype(ordo::transpose(ordo::transpose(a1))), const decltype(a1)&>);
+  using reversed = decltype(ordo::transpose(a1 * a2));
+  static_assert(std::is_same_v<reversed, ordo::chain_expression<ordo::transposed<decltype(a2)>, ordo::transposed<decltype(a1)>>>);
+
+  std::mt19937_64 rng(8);
+  const auto e1 = random_exact(30, 35, rng), e2 = random_exact(35, 15, rng), e3 = random_exact(15, 5, rng),
+             e4 = random_exact(5, 10, rng), e5 = random_exact(10, 20, rng), e6 = random_exact(20, 25, rng),
+             eu = random_exact(30, 1, rng), ev = random_exact(25, 1, rng);
+  fill(a1, e1);
+  fill(a2, e2);
+  fill(a3, e3);
+  fill(a4, e4);
+  fill(a5, e5);
+  fill(a6, e6);
+  fill(u, eu);
+  fill(v, ev);
+  exact_matrix chain = e1;
+  for (const auto* m : {&e2, &e3, &e4, &e5, &e6}) chain = exact_product(chain, *m);
+  CHECK(equals(ordo::evaluate(a1 * a2 * a3 * a4 * a5 * a6), chain));
+  CHECK(equals(ordo::evaluate(ordo::transpose(a1 * a2 * a3 * a4 * a5 * a6)), exact_transpose(chain)));
+  const auto scalar = ordo::evaluate(ordo::transpose(u) * a1 * a2 * a3 * a4 * a5 * a6 * v);
+  CHECK(equals(scalar, exact_product(exact_product(exact_transpose(eu), chain), ev)));
+  // ordo::chain and multiply take transposes too and agree with the operators.
+  CHECK(equals(ordo::multiply(ordo::transpose(a2), ordo::transpose(a1)), exact_transpose(exact_product(e1, e2))));
+}
+ORDO_TEST_ALL_SPACES(static_id);
+
+// ---- aliasing, errors, edge extents ----
+
+namespace {
+template <class S, class M>
+concept scalable_by = requires(const S& s, const M& m) { s * m; };
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("a = a * b and other aliasing assignments give the product", ExecutionSpace, alias_id) {
+  std::mt19937_64 rng(11);
+  ordo::matrix<double, 6, 6, ExecutionSpace> a;
+  ordo::matrix<double, 6, 6, ExecutionSpace> b;
+  const exact_matrix ea = random_exact(6, 6, rng), eb = random_exact(6, 6, rng);
+  fill(a, ea);
+  fill(b, eb);
+  const auto a_copy = a;  // shares a's elements: it sees the assignment
+  a = a * b;
+  CHECK(equals(a, exact_product(ea, eb)));
+  CHECK(equals(a_copy, exact_product(ea, eb)));
+  fill(a, ea);
+  a = b * a * b;
+  CHECK(equals(a, exact_product(exact_product(eb, ea), eb)));
+  fill(a, ea);
+  a = ordo::transpose(a);  // in-place transpose through the temporary
+  CHECK(equals(a, exact_transpose(ea)));
+  fill(a, ea);
+  a = -a;
+  CHECK(equals(a, ea, -1));
+  // The result overlapping an operand through a View that starts elsewhere is detected too.
+  using dyn_matrix = dyn<ExecutionSpace>;
+  dyn_matrix whole(12, 6);
+  fill(whole, random_exact(12, 6, rng));
+  const auto host_whole = [&] {
+    exact_matrix m{12, 6, std::vector<std::int64_t>(72)};
+    auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole.view());
+    for (std::size_t i = 0; i < 12; ++i) {
+      for (std::size_t j = 0; j < 6; ++j) m.values[i * 6 + j] = static_cast<std::int64_t>(mirror(i, j));
+    }
+    return m;
+  }();
+  using view_type = typename dyn_matrix::view_type;
+  const dyn_matrix top(view_type(whole.view().data(), 6, 6));
+  dyn_matrix middle(view_type(whole.view().data() + 18, 6, 6));
+  exact_matrix top_values{6, 6, {host_whole.values.begin(), host_whole.values.begin() + 36}};
+  middle = top * top;
+  CHECK(equals(middle, exact_product(top_values, top_values)));
+}
+ORDO_TEST_ALL_SPACES(alias_id);
+
+TEST_CASE_TEMPLATE_DEFINE("dynamic mismatches throw at the offending *, naming both shapes", ExecutionSpace,
+                          errors_id) {
+  using dyn_matrix = dyn<ExecutionSpace>;
+  const dyn_matrix a(100, 5), b(200, 4), c(5, 200);
+  CHECK_THROWS_WITH_AS((void)(a * b), "ordo: operator*: the left operand is 100x5 and the right operand is 200x4 "
+                                      "(inner extents 5 != 200)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)((a * c) * ordo::transpose(b)),
+                       "ordo: operator*: the left operand is 100x200 and the right operand is 4x200 "
+                       "(inner extents 200 != 4)",
+                       std::invalid_argument);
+  // Mixed static and dynamic: the static side's extents are checked at run time against the other.
+  ordo::matrix<double, 5, ordo::dynamic, ExecutionSpace> mixed(7);
+  CHECK_THROWS_WITH_AS((void)(mixed * c), "ordo: operator*: the left operand is 5x7 and the right operand is 5x200 "
+                                          "(inner extents 7 != 5)",
+                       std::invalid_argument);
+  // A result of the wrong run-time extents.
+  dyn_matrix wrong(100, 3);
+  CHECK_THROWS_WITH_AS(wrong = a * c, "ordo::evaluate: the chain's result is 100x200 but the result matrix is 100x3",
+                       std::invalid_argument);
+  // Scalars are arithmetic types other than bool (mixed matrix types: must-fail builds).
+  using matrix_type = ordo::matrix<double, 5, 5, ExecutionSpace>;
+  static_assert(!scalable_by<bool, matrix_type>);
+  static_assert(scalable_by<int, matrix_type> && scalable_by<float, matrix_type>);
+}
+ORDO_TEST_ALL_SPACES(errors_id);
+
+TEST_CASE_TEMPLATE_DEFINE("empty extents and 1 x 1 results", ExecutionSpace, edges_id) {
+  using dyn_matrix = dyn<ExecutionSpace>;
+  // 3 x 0 times 0 x 4: all zeros, even over a result full of NaN.
+  const dyn_matrix p(3, 0), q(0, 4);
+  dyn_matrix r(3, 4);
+  Kokkos::deep_copy(r.view(), std::numeric_limits<double>::quiet_NaN());
+  r = 2.0 * p * q;
+  CHECK(equals(r, exact_matrix{3, 4, std::vector<std::int64_t>(12, 0)}));
+  // 0 x 5 times 5 x 1: an empty result.
+  const dyn_matrix e(0, 5), v(5, 1);
+  const dyn_matrix empty = e * v;
+  CHECK(empty.rows() == 0);
+  CHECK(empty.cols() == 1);
+  // x^T y: a dot product, and x^T x scaled.
+  std::mt19937_64 rng(3);
+  ordo::vector<double, 40, ExecutionSpace> x, y;
+  const exact_matrix ex = random_exact(40, 1, rng), ey = random_exact(40, 1, rng);
+  fill(x, ex);
+  fill(y, ey);
+  ordo::matrix<double, 1, 1, ExecutionSpace> dot = ordo::transpose(x) * y;
+  CHECK(equals(dot, exact_product(exact_transpose(ex), ey)));
+  dot = -3 * ordo::transpose(x) * x;
+  CHECK(equals(dot, exact_product(exact_transpose(ex), ex), -3));
+  // One operand: a scaled copy, and a transposed copy.
+  const ordo::matrix<double, 40, 1, ExecutionSpace> twice = 2 * x;
+  CHECK(equals(twice, ex, 2));
+  const ordo::matrix<double, 1, 40, ExecutionSpace> row = ordo::transpose(x);
+  CHECK(equals(row, exact_transpose(ex)));
+  // An outer product x y^T (inner extent 1).
+  const ordo::matrix<double, 40, 40, ExecutionSpace> outer = x * ordo::transpose(y);
+  CHECK(equals(outer, exact_product(ex, exact_transpose(ey))));
+}
+ORDO_TEST_ALL_SPACES(edges_id);
