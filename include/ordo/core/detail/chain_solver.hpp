@@ -6,19 +6,23 @@
 // Ties take the smallest k (strict <, k ascending), as CLRS and numpy's multi_dot do.
 // The same code runs in constant evaluation and at run time.
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
 #include <ordo/core/config.hpp>
 
-#if ORDO_X86_HOST_SIMD
+// The run-time key scan in vectors: the compilers' generic vector types (g++, clang, and nvcc's
+// host pass, which all define __GNUC__), not <immintrin.h>, so that planning at compile time does
+// not parse the intrinsics headers (docs/compile_time.md, "Include cost").
+#if ORDO_X86_HOST_SIMD && defined(__GNUC__)
+#define ORDO_IMPL_CHAIN_KEY_VECTORS 1
 #include <ordo/core/detail/x86/chain_min_keys.hpp>
+#else
+#define ORDO_IMPL_CHAIN_KEY_VECTORS 0
 #endif
 
 namespace ordo::detail {
@@ -135,7 +139,7 @@ inline double min_key(const double* upper_i, const double* lower_j, const double
 inline std::size_t min_keys_of_four_rows(const double* const rows[4], const double* lower_j,
                                          const double* next_dim, const double outer[4],
                                          std::size_t k, std::size_t j, double best[4]) noexcept {
-#if ORDO_X86_HOST_SIMD
+#if ORDO_IMPL_CHAIN_KEY_VECTORS
   return min_keys_of_four_rows_simd(rows, lower_j, next_dim, outer, k, j, best);
 #else
   (void)rows, (void)lower_j, (void)next_dim, (void)outer, (void)j, (void)best;
@@ -149,9 +153,8 @@ inline chain_solution solve_chain_with_keys(std::span<const std::size_t> dims) {
   s.matrices = n;
   s.cost.assign(n * n, 0);
   s.split.assign(n * n, 0);
-  const int shift = static_cast<int>(key_shift(n));
-  const double scale = std::ldexp(1.0, shift);
-  const double inverse_scale = std::ldexp(1.0, -shift);
+  const double scale = static_cast<double>(cost_type{1} << key_shift(n));  // 2^S, exact
+  const double inverse_scale = 1.0 / scale;
   std::vector<double> table(n * n, 0.0);
   double* t = table.data();
   std::vector<double> next_dim(n);  // next_dim[k] = d_k+1, the inner extent of split k
@@ -159,10 +162,12 @@ inline chain_solution solve_chain_with_keys(std::span<const std::size_t> dims) {
   for (std::size_t j = 1; j < n; ++j) t[j * n + j - 1] = static_cast<double>(j - 1);  // m[j][j] = 0
 
   const auto store = [&](std::size_t i, std::size_t j, double key) {
-    const double cost = std::floor(key * inverse_scale);
+    // key * 2^-S is exact and non-negative: truncation is the floor, without <cmath>.
+    const cost_type whole = static_cast<cost_type>(key * inverse_scale);
+    const double cost = static_cast<double>(whole);
     t[i * n + j] = cost * scale;
     if (i > 0) t[j * n + i - 1] = cost * scale + static_cast<double>(i - 1);
-    s.cost[i * n + j] = static_cast<cost_type>(cost);
+    s.cost[i * n + j] = whole;
     s.split[i * n + j] = static_cast<std::uint32_t>(key - cost * scale);
   };
   constexpr double none = std::numeric_limits<double>::infinity();
