@@ -270,20 +270,21 @@ constexpr bool is_cuda() {
 std::string vector_routine(const std::vector<std::string>& regions) {
   std::string routine;
   for (const std::string& r : regions) {
-    if (r == "ordo::gemv" || r == "ordo::dot") routine = r;
+    if (r == "ordo::gemv" || r == "ordo::dot" || r == "ordo::ger") routine = r;
   }
   return routine;
 }
 
 template <class ExecutionSpace, class T, class SA, class SB, class SC>
 std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed, std::size_t m = 37, std::size_t k = 29,
-                     std::size_t n = 23) {
+                     std::size_t n = 23, T beta = T(-2)) {
   const std::string layouts = std::string("A ") + SA::name + ", B " + SB::name + ", C " + SC::name;
   CAPTURE(layouts);
   CAPTURE(m);
   CAPTURE(k);
   CAPTURE(n);
-  const T alpha = T(3), beta = T(-2);
+  const T alpha = T(3);
+  CAPTURE(beta);
   std::mt19937_64 rng(seed);
   operand<ExecutionSpace, T, SA> a(m, k, rng);
   operand<ExecutionSpace, T, SB> b(k, n, rng);
@@ -301,7 +302,10 @@ std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed, std::size_t
     // doubles is BLAS's DOT.
     const bool vector_shape = (m == 1 || n == 1) && m > 0 && n > 0 && k > 0;
     const bool dot = m == 1 && n == 1 && announced == "blas" && std::is_same_v<T, double>;
-    CHECK(vector_routine(recorder.regions()) == (!vector_shape ? "" : dot ? "ordo::dot" : "ordo::gemv"));
+    // An outer product (k = 1) with beta 0 or 1 is BLAS's GER.
+    const bool ger = k == 1 && m > 1 && n > 1 && announced == "blas" && (beta == T(0) || beta == T(1));
+    CHECK(vector_routine(recorder.regions()) ==
+          (ger ? "ordo::ger" : !vector_shape ? "" : dot ? "ordo::dot" : "ordo::gemv"));
   }
   c.to_host();
   std::vector<bool> inside(before.size(), false);
@@ -367,6 +371,11 @@ void check_layouts(std::uint64_t seed) {
     CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::automatic, seed + 2, m, k, n) ==
           expected_automatic<ExecutionSpace, T, SA, SB, SC>(m, k, n));
     CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::portable, seed + 3, m, k, n) == "portable");
+  }
+  // Outer products with beta 0 (C is cleared, not read) and 1 (C is added to).
+  for (const T beta : {T(0), T(1)}) {
+    CHECK(run_gemm<ExecutionSpace, T, SA, SB, SC>(ordo::gemm_backend::automatic, seed + 4, 37, 1, 23, beta) ==
+          expected_automatic<ExecutionSpace, T, SA, SB, SC>(37, 1, 23));
   }
 }
 

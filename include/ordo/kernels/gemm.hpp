@@ -69,7 +69,8 @@ struct profiling_region {
 
 // Announces each product to Kokkos Tools as a region "ordo::gemm MxKxN backend", so profilers
 // (and ordo's tests) see the sequence of products an evaluation issues. A product that runs as a
-// matrix-vector product or a dot product opens a nested region "ordo::gemv" or "ordo::dot".
+// matrix-vector product, a dot product or BLAS's outer product opens a nested region "ordo::gemv",
+// "ordo::dot" or "ordo::ger".
 struct gemm_region : profiling_region {
   gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
       : profiling_region(Kokkos::Profiling::profileLibraryLoaded() ? gemm_region_name(m, k, n, backend)
@@ -144,6 +145,10 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
         if (vector_kind != vector_product::none) {
           const profiling_region inner(blas_vector_routine<value_type>(vector_kind));
           if (try_blas_vector_product(alpha, a, b, beta, c)) return;
+        }
+        if (is_outer_product(m, k, n) && (beta == compute_type(0) || beta == compute_type(1))) {
+          const profiling_region inner("ordo::ger");
+          if (try_blas_outer_product(alpha, a, b, beta, c)) return;
         }
         try_blas_gemm(alpha, a, b, beta, c);
         return;
