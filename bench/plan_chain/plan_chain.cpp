@@ -12,8 +12,14 @@
 // 0 <= i < j < n in row-major order, the 0-based split k (uint32 LE) followed by the optimal
 // cost m[i][j] (uint64 LE), both from ordo::chain_tables (computed outside the timed region).
 //
+// --planner dynamic_programming|hu_shing|approximate|automatic (default automatic) picks the
+// planner; --print-max-n N (default: all) leaves "order" and "dims" out of the output for n > N,
+// where they would be megabytes. The timed call is the whole ordo::plan_chain: planning, then
+// building the plan (products, order string, workspace layout).
+//
 // Usage: bench_plan_chain [--sizes 100,200,...] [--seed S] [--min-reps R] [--max-reps R]
 //                         [--min-seconds T] [--tables-dir DIR] [--tables-max-n N]
+//                         [--planner NAME] [--print-max-n N]
 
 #include "bench_support.hpp"
 
@@ -66,6 +72,16 @@ void write_tables(const std::string& path, std::span<const std::size_t> dims) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+// Calls f with the planner tag named by name.
+template <class F>
+void with_planner(const std::string& name, F&& f) {
+  if (name == "dynamic_programming") f(ordo::planner::dynamic_programming);
+  else if (name == "hu_shing") f(ordo::planner::hu_shing);
+  else if (name == "approximate") f(ordo::planner::approximate);
+  else if (name == "automatic") f(ordo::planner::automatic);
+  else throw std::invalid_argument("unknown planner " + name);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -75,6 +91,8 @@ int main(int argc, char** argv) try {
   double min_seconds = 1.0;
   std::string tables_dir;
   std::size_t tables_max_n = 0;
+  std::string planner_name = "automatic";
+  std::size_t print_max_n = static_cast<std::size_t>(-1);
 
   ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
     if (arg == "--sizes") sizes = ordo_bench::split(value, to_size);
@@ -84,6 +102,8 @@ int main(int argc, char** argv) try {
     else if (arg == "--min-seconds") min_seconds = std::stod(value);
     else if (arg == "--tables-dir") tables_dir = value;
     else if (arg == "--tables-max-n") tables_max_n = std::stoull(value);
+    else if (arg == "--planner") planner_name = value;
+    else if (arg == "--print-max-n") print_max_n = std::stoull(value);
     else throw std::invalid_argument("unknown argument " + std::string{arg});
   });
   if (min_reps < 1) min_reps = 1;
@@ -95,20 +115,23 @@ int main(int argc, char** argv) try {
     if (n < 1) throw std::invalid_argument("sizes must be >= 1");
     const std::vector<std::size_t> dims = make_dims(seed, n, 1, 1000);
 
-    const auto warm = ordo::plan_chain(dims);  // untimed: page faults, caches, frequency
-    const std::uint64_t cost = warm.cost();
-    const std::string order{warm.order()};
-
+    std::uint64_t cost = 0;
+    std::string order;
     std::vector<double> times;
-    std::uint64_t planned_cost = cost;
-    ordo_bench::time_calls(
-        [&] {
-          const auto plan = ordo::plan_chain(dims);
-          planned_cost = plan.cost();
-        },
-        {min_reps, max_reps, min_seconds}, times);
-    sink = sink + planned_cost;
-    if (planned_cost != cost) throw std::logic_error("plan_chain is not deterministic");
+    with_planner(planner_name, [&](auto planner) {
+      const auto warm = ordo::plan_chain(dims, planner);  // untimed: page faults, caches, frequency
+      cost = warm.cost();
+      if (n <= print_max_n) order = warm.order();
+      std::uint64_t planned_cost = cost;
+      ordo_bench::time_calls(
+          [&] {
+            const auto plan = ordo::plan_chain(dims, planner);
+            planned_cost = plan.cost();
+          },
+          {min_reps, max_reps, min_seconds}, times);
+      sink = sink + planned_cost;
+      if (planned_cost != cost) throw std::logic_error("plan_chain is not deterministic");
+    });
     const ordo_bench::summary s = ordo_bench::summarize(times);
 
     if (!tables_dir.empty() && n <= tables_max_n) {
@@ -120,13 +143,15 @@ int main(int argc, char** argv) try {
     line << "{\"n\":" << n << ",\"seed\":" << seed << ",\"reps\":" << s.reps
          << ",\"min_s\":" << s.min << ",\"median_s\":" << s.median << ",\"times_s\":[";
     for (std::size_t t = 0; t < times.size(); ++t) line << (t ? "," : "") << times[t];
-    line << "],\"cost\":" << cost << ",\"order\":\"" << order << "\"";
-    line << ",\"dims\":[";
-    for (std::size_t i = 0; i < dims.size(); ++i) line << (i ? "," : "") << dims[i];
-    line << "]";
+    line << "],\"cost\":" << cost << ",\"planner\":\"" << planner_name << "\"";
+    if (n <= print_max_n) {
+      line << ",\"order\":\"" << order << "\",\"dims\":[";
+      for (std::size_t i = 0; i < dims.size(); ++i) line << (i ? "," : "") << dims[i];
+      line << "]";
+    }
     line << "}\n";
     std::cout << line.str() << std::flush;
-    std::cerr << "ordo n=" << n << ": min " << s.min << " s, median " << s.median << " s over " << s.reps
+    std::cerr << "ordo " << planner_name << " n=" << n << ": min " << s.min << " s, median " << s.median << " s over " << s.reps
               << " reps\n";
   }
   return 0;

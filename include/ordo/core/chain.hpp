@@ -9,14 +9,24 @@
 //
 // Cost model: scalar multiplications, sum over the tree's products of rows * inner * cols
 // (CLRS 15.2, numpy.linalg.multi_dot); flops() = 2 * cost().
+//
+// Planners (docs/chain.md): ordo::planner::dynamic_programming (CLRS 15.2, O(n^3), ties to the
+// smallest split as numpy), hu_shing (Hu and Shing 1982/1984, exact, O(n log n)), approximate
+// (O(n), within 15.5% of the optimum) and automatic, the default: the DP up to
+// planner::automatic_dp_limit matrices, Hu–Shing beyond. Exact planners agree on cost(); their
+// trees may differ only between orders of equal cost.
 
+#include <ordo/core/detail/chain_approximation.hpp>
 #include <ordo/core/detail/chain_solver.hpp>
+#include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/detail/fixed_string.hpp>
+#include <ordo/core/detail/hu_shing.hpp>
 #include <ordo/core/shape.hpp>
 
 #include <boost/mp11/list.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,9 +34,44 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ordo {
+
+// Which algorithm orders a chain: pass one of these to ordo::plan_chain(dims, planner).
+namespace planner {
+
+// CLRS 15.2 in O(n^3) time and O(n^2) memory; ties take the smallest split, as numpy's multi_dot
+// (for 4 or more operands) and ordo::chain_tables do.
+struct dynamic_programming_t {};
+// Hu and Shing's exact O(n log n) polygon triangulation: the same optimal cost as the DP, but
+// among equal-cost orders it may pick another one.
+struct hu_shing_t {};
+// Hu and Shing's O(n) heuristic: cost() at most 1.155 times the optimum (an upper bound, not
+// necessarily the optimum).
+struct approximate_t {};
+// The DP for chains of up to automatic_dp_limit matrices (their trees follow numpy's tie rule),
+// Hu–Shing for longer ones. The default.
+struct automatic_t {};
+
+inline constexpr dynamic_programming_t dynamic_programming{};
+inline constexpr hu_shing_t hu_shing{};
+inline constexpr approximate_t approximate{};
+inline constexpr automatic_t automatic{};
+
+// The longest chain that planner::automatic gives to the DP, whose trees follow numpy's tie rule.
+// Up to here the DP costs little: at n = 32, 6 us at run time against Hu-Shing's 2 us
+// (bench_plan_chain, g++ -O3), and about 1/8 of the constexpr budget a 64-matrix DP needs.
+inline constexpr std::size_t automatic_dp_limit = 32;
+
+}  // namespace planner
+
+// One of the ordo::planner tags.
+template <class T>
+concept chain_planner =
+    std::same_as<T, planner::dynamic_programming_t> || std::same_as<T, planner::hu_shing_t> ||
+    std::same_as<T, planner::approximate_t> || std::same_as<T, planner::automatic_t>;
 
 // One product of a plan. Nodes are numbered: 0 .. n-1 are the operands A1 .. An, and n + p is
 // the p-th product in evaluation order (post-order, left subtree first); the root is last.
@@ -73,12 +118,13 @@ constexpr void resize_storage(Container& c, std::size_t size) {
 }
 
 template <class Plan>
-constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims);
+constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits);
 
 }  // namespace detail
 
-// The optimal plan of an n-matrix chain. Matrices is n when known at compile time (the plan then
-// lives in fixed-size storage and can be a constexpr variable) or ordo::dynamic.
+// The plan of an n-matrix chain, optimal unless planner::approximate made it. Matrices is n when
+// known at compile time (the plan then lives in fixed-size storage and can be a constexpr
+// variable) or ordo::dynamic.
 template <std::size_t Matrices>
 class chain_plan {
   static constexpr std::size_t product_count = Matrices == dynamic ? dynamic : Matrices - 1;
@@ -99,10 +145,10 @@ class chain_plan {
   constexpr std::size_t rows() const noexcept { return dims_.front(); }
   constexpr std::size_t cols() const noexcept { return dims_.back(); }
 
-  // Scalar multiplications of the optimal order.
+  // Scalar multiplications of the planned order (the optimum for the exact planners).
   constexpr std::uint64_t cost() const noexcept { return cost_; }
 
-  // Floating-point operations of the optimal order, 2 * cost() (one multiply and one add each).
+  // Floating-point operations of the planned order, 2 * cost() (one multiply and one add each).
   constexpr std::uint64_t flops() const {
     if (cost_ > detail::saturated_cost / 2) {
       throw std::overflow_error("ordo::chain_plan::flops: 2 * cost() does not fit in 64 bits");
@@ -147,7 +193,7 @@ class chain_plan {
 
  private:
   template <class Plan>
-  friend constexpr void detail::build_plan(Plan&, std::span<const std::size_t>);
+  friend constexpr void detail::build_plan(Plan&, std::span<const std::size_t>, const detail::preorder_splits&);
 
   detail::plan_storage<std::size_t, dim_count> dims_{};
   detail::plan_storage<planned_product, product_count> products_{};
@@ -160,93 +206,130 @@ class chain_plan {
 
 namespace detail {
 
-template <class Plan>
-constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims) {
+// The DP's tree as pre-order splits.
+constexpr preorder_splits dynamic_programming_splits(std::span<const std::size_t> dims) {
   const std::size_t n = dims.size() - 1;
-  resize_storage(plan.dims_, n + 1);
-  for (std::size_t i = 0; i <= n; ++i) plan.dims_[i] = dims[i];
-
+  preorder_splits splits(n - 1, for_overwrite);
+  if (n == 1) return splits;
   const chain_solution solution = solve_chain(dims);
-  const cost_type optimal = n == 1 ? 0 : solution.cost_at(0, n - 1);
-  if (optimal == saturated_cost) {
-    throw std::overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
+  struct range {
+    std::size_t first, last;
+  };
+  scratch_array<range> pending(n, for_overwrite);
+  std::size_t depth = 0, written = 0;
+  pending[depth++] = {0, n - 1};
+  while (depth > 0) {
+    const range r = pending[--depth];
+    const std::size_t k = solution.split_at(r.first, r.last);
+    splits[written++] = static_cast<std::uint32_t>(k);
+    if (k + 1 != r.last) pending[depth++] = {k + 1, r.last};
+    if (r.first != k) pending[depth++] = {r.first, k};
   }
-  plan.cost_ = optimal;
+  return splits;
+}
 
+constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, planner::dynamic_programming_t) {
+  return dynamic_programming_splits(dims);
+}
+constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, planner::hu_shing_t) {
+  hu_shing_result found = hu_shing_order(dims);
+  return std::move(found.splits);
+}
+constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, planner::approximate_t) {
+  return approximate_order(dims);
+}
+constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, planner::automatic_t) {
+  if (dims.size() - 1 <= planner::automatic_dp_limit) return dynamic_programming_splits(dims);
+  hu_shing_result found = hu_shing_order(dims);
+  return std::move(found.splits);
+}
+
+// Fills a plan from the tree a planner chose: splits in pre-order (chain_triangulation.hpp).
+// Written for constant evaluation, whose step limits (clang's -fconstexpr-steps) count every
+// statement and call: loops index raw arrays, and stacks are arrays with a count.
+template <class Plan>
+constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits) {
+  const std::size_t n = dims.size() - 1;
+  const std::size_t* d = dims.data();
+  resize_storage(plan.dims_, n + 1);
+  std::size_t* plan_dims = plan.dims_.data();
+  for (std::size_t i = 0; i <= n; ++i) plan_dims[i] = d[i];
+
+  const bool fits = chain_costs_fit(dims);  // then no sum below can overflow
   cost_type left_to_right = 0;
   for (std::size_t k = 1; k < n; ++k) {
-    left_to_right = saturating_add(
-        left_to_right, saturating_mul(saturating_mul(dims[0], dims[k]), dims[k + 1]));
+    left_to_right = fits ? left_to_right + cost_type{d[0]} * d[k] * d[k + 1]
+                         : saturating_add(left_to_right, saturating_mul(saturating_mul(d[0], d[k]), d[k + 1]));
   }
   plan.left_to_right_cost_ = left_to_right;
 
-  // Post-order walk of the split table with an explicit stack: left-deep chains of thousands of
-  // matrices would otherwise exhaust the recursion depth of constant evaluation.
+  // One pre-order pass. Product [first, last] is number last - 1 - r in post-order (left subtree
+  // first), where r counts the ancestors whose right subtree holds it: the products before it are
+  // its own descendants (last - first - 1 of them) and the left pieces that those ancestors cut
+  // off, which tile operands 0 .. first-1 in r pieces (first - r products).
   resize_storage(plan.products_, n - 1);
-  struct frame {
-    std::size_t first, last;
-    bool expanded;
+  planned_product* products = plan.products_.data();
+  struct range {
+    std::size_t first, last, rights;
   };
-  std::vector<frame> pending{{0, n - 1, false}};
-  std::vector<std::size_t> done;
-  std::size_t count = 0;
-  while (!pending.empty()) {
-    const frame f = pending.back();
-    pending.pop_back();
-    if (f.first == f.last) {
-      done.push_back(f.first);
-      continue;
-    }
-    const std::size_t k = solution.split_at(f.first, f.last);
-    if (!f.expanded) {
-      pending.push_back({f.first, f.last, true});
-      pending.push_back({k + 1, f.last, false});
-      pending.push_back({f.first, k, false});
-      continue;
-    }
-    const std::size_t right = done.back();
-    done.pop_back();
-    const std::size_t left = done.back();
-    done.pop_back();
-    plan.products_[count] = {left, right, f.first, f.last, dims[f.first], dims[k + 1], dims[f.last + 1], 0};
-    done.push_back(n + count);
-    ++count;
+  scratch_array<range> pending(n, for_overwrite);
+  range* stack = pending.data();
+  std::size_t depth = 0;
+  if (n > 1) stack[depth++] = {0, n - 1, 0};
+  const std::uint32_t* split = splits.data();
+  cost_type total = 0;
+  while (depth > 0) {
+    const range r = stack[--depth];
+    const std::size_t k = *split++;
+    const std::size_t left = r.first == k ? k : n + k - 1 - r.rights;
+    const std::size_t right = k + 1 == r.last ? r.last : n + r.last - 2 - r.rights;
+    products[r.last - 1 - r.rights] = {left, right, r.first, r.last, d[r.first], d[k + 1], d[r.last + 1], 0};
+    total = fits ? total + cost_type{d[r.first]} * d[k + 1] * d[r.last + 1]
+                 : saturating_add(total, saturating_mul(saturating_mul(d[r.first], d[k + 1]), d[r.last + 1]));
+    if (k + 1 != r.last) stack[depth++] = {k + 1, r.last, r.rights + 1};
+    if (r.first != k) stack[depth++] = {r.first, k, r.rights};
   }
+  if (total == saturated_cost) {
+    throw std::overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
+  }
+  plan.cost_ = total;
 
   // Each product opens a parenthesis before its first operand and closes one after its last.
-  std::vector<std::size_t> opens(n, 0), closes(n, 0);
+  scratch_array<std::size_t> marks(2 * n);
+  std::size_t* opens = marks.data();
+  std::size_t* closes = opens + n;
   for (std::size_t p = 0; p + 1 < n; ++p) {
-    ++opens[plan.products_[p].first];
-    ++closes[plan.products_[p].last];
+    ++opens[products[p].first];
+    ++closes[products[p].last];
   }
   resize_storage(plan.order_, order_length_bound(n));
+  char* out = plan.order_.data();
   std::size_t length = 0;
-  const auto put = [&](char c) { plan.order_[length++] = c; };
+  std::size_t digits = 1, next_power = 10;
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t o = 0; o < opens[i]; ++o) put('(');
-    put('A');
-    char digits[20] = {};
-    std::size_t digit_count = 0;
-    for (std::size_t v = i + 1; v != 0; v /= 10) digits[digit_count++] = static_cast<char>('0' + v % 10);
-    while (digit_count > 0) put(digits[--digit_count]);
-    for (std::size_t c = 0; c < closes[i]; ++c) put(')');
+    for (std::size_t o = opens[i]; o > 0; --o) out[length++] = '(';
+    out[length++] = 'A';
+    if (i + 1 == next_power) ++digits, next_power *= 10;
+    length += digits;
+    for (std::size_t v = i + 1, at = length; v != 0; v /= 10) out[--at] = static_cast<char>('0' + v % 10);
+    for (std::size_t c = closes[i]; c > 0; --c) out[length++] = ')';
   }
   plan.order_length_ = length;
 
   // peak(v) = max(peak(L), size(L) + peak(R), size(L) + size(R) + size(v)); operands and the root
   // have size 0 because they are not intermediates.
-  std::vector<cost_type> size(2 * n - 1, 0), peak(2 * n - 1, 0);
+  scratch_array<cost_type> sizes_and_peaks(4 * n - 2);
+  cost_type* size = sizes_and_peaks.data();
+  cost_type* peak = size + (2 * n - 1);
   for (std::size_t p = 0; p + 1 < n; ++p) {
-    const planned_product& pr = plan.products_[p];
+    const planned_product& pr = products[p];
     const std::size_t node = n + p;
-    const bool is_root = p + 2 == n;
-    size[node] = is_root ? 0 : saturating_mul(pr.rows, pr.cols);
+    size[node] = p + 2 == n ? 0 : saturating_mul(pr.rows, pr.cols);
     const cost_type while_right = saturating_add(size[pr.left], peak[pr.right]);
     const cost_type at_parent = saturating_add(saturating_add(size[pr.left], size[pr.right]), size[node]);
     cost_type highest = peak[pr.left];
     highest = while_right > highest ? while_right : highest;
-    highest = at_parent > highest ? at_parent : highest;
-    peak[node] = highest;
+    peak[node] = at_parent > highest ? at_parent : highest;
   }
   plan.peak_temporary_elements_ = peak[n == 1 ? 0 : 2 * n - 2];
   if (n == 1 || plan.peak_temporary_elements_ == saturated_cost) return;
@@ -261,21 +344,20 @@ constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims) {
     cost_type begin, end;
     bool at_left_end;
   };
-  std::vector<region> todo{{2 * n - 2, 0, plan.peak_temporary_elements_, false}};
-  while (!todo.empty()) {
-    const region r = todo.back();
-    todo.pop_back();
-    if (r.node < n) continue;
-    planned_product& pr = plan.products_[r.node - n];
+  scratch_array<region> todo(n, for_overwrite);
+  region* regions = todo.data();
+  depth = 0;
+  regions[depth++] = {2 * n - 2, 0, plan.peak_temporary_elements_, false};
+  while (depth > 0) {
+    const region r = regions[--depth];
+    planned_product& pr = products[r.node - n];
     pr.workspace_offset = r.at_left_end ? r.begin : r.end - size[r.node];
     const cost_type left_size = size[pr.left];
-    if (r.at_left_end) {
-      todo.push_back({pr.right, r.begin, r.end - left_size, false});
-      todo.push_back({pr.left, r.begin, r.end, false});
-    } else {
-      todo.push_back({pr.right, r.begin + left_size, r.end, true});
-      todo.push_back({pr.left, r.begin, r.end, true});
+    if (pr.right >= n) {
+      regions[depth++] = r.at_left_end ? region{pr.right, r.begin, r.end - left_size, false}
+                                       : region{pr.right, r.begin + left_size, r.end, true};
     }
+    if (pr.left >= n) regions[depth++] = region{pr.left, r.begin, r.end, !r.at_left_end};
   }
 }
 
@@ -283,24 +365,30 @@ constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims) {
 
 // Plans the chain whose dims d0..dn are known at compile time: n matrices, Ai is d[i-1] x d[i].
 // Usable in constant expressions; a cost beyond 64 bits fails to compile there.
-template <std::size_t DimCount>
+template <std::size_t DimCount, chain_planner Planner = planner::automatic_t>
 constexpr chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan_chain(
-    const std::array<std::size_t, DimCount>& dims) {
+    const std::array<std::size_t, DimCount>& dims, Planner how = {}) {
   static_assert(DimCount >= 2,
                 "ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
   chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan;
-  if constexpr (DimCount >= 2) detail::build_plan(plan, dims);
+  if constexpr (DimCount >= 2) {
+    // A named vector: g++ 12 ends a temporary's lifetime too early in constant evaluation.
+    const detail::preorder_splits splits = detail::planned_splits(dims, how);
+    detail::build_plan(plan, dims, splits);
+  }
   return plan;
 }
 
 // Plans a chain whose length is known at run time. Throws std::invalid_argument for fewer than
-// 2 dims and std::overflow_error when the optimal cost does not fit in 64 bits.
-constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims) {
+// 2 dims and std::overflow_error when the planned cost does not fit in 64 bits.
+template <chain_planner Planner = planner::automatic_t>
+constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, Planner how = {}) {
   if (dims.size() < 2) {
     throw std::invalid_argument("ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
   }
   chain_plan<dynamic> plan;
-  detail::build_plan(plan, dims);
+  const detail::preorder_splits splits = detail::planned_splits(dims, how);
+  detail::build_plan(plan, dims, splits);
   return plan;
 }
 
@@ -462,16 +550,15 @@ constexpr auto static_chain_plan() {
     } else if constexpr (!conforms_statically<Shapes...>()) {
       return chain_plan<n>{};
     } else {
+      // Through pointers: std::array's operator[] costs clang's step budget a call per element.
       std::array<std::size_t, n + 1> dims{};
-      for (std::size_t i = 0; i < n; ++i) dims[i] = rows[i];
-      dims[n] = cols[n - 1];
+      std::size_t* out = dims.data();
+      for (const std::size_t r : rows) *out++ = r;
+      *out = cols[n - 1];
       return plan_chain(dims);
     }
   }
 }
-
-template <class Plan, std::size_t Node, bool IsOperand>
-struct tree_node;
 
 }  // namespace detail
 
@@ -496,32 +583,65 @@ inline constexpr std::uint64_t chain_peak_temporary_elements_v =
 
 namespace detail {
 
+// Every node id of a plan in post-order: operand i, then the products that end at operand i,
+// inner first (the order products() lists them in).
+template <std::size_t Matrices>
+constexpr std::array<std::size_t, 2 * Matrices - 1> nodes_in_post_order(const chain_plan<Matrices>& plan) {
+  std::array<std::size_t, 2 * Matrices - 1> order{};
+  std::array<std::size_t, Matrices + 1> before{};  // before[i]: products that end before operand i
+  for (const planned_product& p : plan.products()) ++before[p.last + 1];
+  for (std::size_t i = 1; i <= Matrices; ++i) before[i] += before[i - 1];
+  std::array<std::size_t, Matrices> placed{};
+  for (std::size_t i = 0; i < Matrices; ++i) order[i + before[i]] = i;
+  for (std::size_t p = 0; p + 1 < Matrices; ++p) {
+    const std::size_t last = plan.products()[p].last;
+    order[last + before[last] + 1 + placed[last]++] = Matrices + p;
+  }
+  return order;
+}
+
 template <class... Ts>
 struct plan_of {
   static constexpr const auto& value = chain_plan_v<Ts...>;
+  static constexpr std::size_t matrices = sizeof...(Ts) == 0 ? 1 : sizeof...(Ts);  // 0: diagnosed
+  static constexpr auto post_order = nodes_in_post_order(value);
 };
 
-template <class... Ts, std::size_t Node>
-struct tree_node<plan_of<Ts...>, Node, true> {
-  using type = operand<Node>;
+// The tree type is built by a stack machine over the post-order, a type-level stack of finished
+// subtrees: an operand pushes itself, a product pops its two factors. The sequence is split in
+// halves, so the instantiation depth is O(log n) whatever the tree's depth (g++ stops at 900).
+template <class Top, class Rest>
+struct subtree_stack {
+  using top = Top;
+};
+struct empty_subtree_stack {};
+
+template <class Stack, std::size_t Node, bool IsOperand>
+struct push_node {
+  using type = subtree_stack<operand<Node>, Stack>;
+};
+template <class Right, class Left, class Rest, std::size_t Node>
+struct push_node<subtree_stack<Right, subtree_stack<Left, Rest>>, Node, false> {
+  using type = subtree_stack<product<Left, Right>, Rest>;
 };
 
-template <class... Ts, std::size_t Node>
-struct tree_node<plan_of<Ts...>, Node, false> {
- private:
-  static constexpr const auto& plan = plan_of<Ts...>::value;
-  static constexpr planned_product step = plan.product_at(Node);
-
- public:
-  using type = product<
-      typename tree_node<plan_of<Ts...>, step.left, plan.is_operand(step.left)>::type,
-      typename tree_node<plan_of<Ts...>, step.right, plan.is_operand(step.right)>::type>;
+template <class Plan, class Stack, std::size_t Begin, std::size_t Count>
+struct push_nodes {
+  using type = typename push_nodes<Plan, typename push_nodes<Plan, Stack, Begin, Count / 2>::type,
+                                   Begin + Count / 2, Count - Count / 2>::type;
+};
+template <class Plan, class Stack, std::size_t Begin>
+struct push_nodes<Plan, Stack, Begin, 1> {
+  using type = typename push_node<Stack, Plan::post_order[Begin], (Plan::post_order[Begin] < Plan::matrices)>::type;
+};
+template <class Plan, class Stack, std::size_t Begin>
+struct push_nodes<Plan, Stack, Begin, 0> {
+  using type = Stack;
 };
 
 template <class... Ts>
 struct chain_tree {
-  static constexpr const auto& plan = chain_plan_v<Ts...>;
-  using type = typename tree_node<plan_of<Ts...>, plan.root(), plan.is_operand(plan.root())>::type;
+  using type = typename push_nodes<plan_of<Ts...>, empty_subtree_stack, 0, 2 * plan_of<Ts...>::matrices - 1>::type::top;
 };
 
 }  // namespace detail

@@ -36,6 +36,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace ordo {
 
@@ -180,7 +181,9 @@ class chain_expression {
     }
   }
 
-  const operands_type& operands() const noexcept { return operands_; }
+  const operands_type& operands() const& noexcept { return operands_; }
+  // The leaves, moved out of an expression that is about to die (a * b * c reuses a * b's).
+  operands_type release_operands() && noexcept { return std::move(operands_); }
   template <std::size_t I>
   const auto& operand() const noexcept {
     return boost::hana::at_c<I>(operands_);

@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace ordo {
 
@@ -87,10 +88,47 @@ const chain_expression<Leaves...>& as_product(const chain_expression<Leaves...>&
 template <class T>
 using product_of_t = std::remove_cvref_t<decltype(as_product(std::declval<const T&>()))>;
 
+// The scale of an operand: its product's, or 1 for a matrix or a transpose.
+template <class Operand>
+auto scale_of(const Operand& operand) {
+  using scalar_type = typename product_of_t<Operand>::scalar_type;
+  if constexpr (is_chain_expression_v<Operand>) {
+    return operand.scale();
+  } else {
+    return scalar_type(1);
+  }
+}
+
 // A chain_expression of the leaves in a hana::tuple, with the given scale.
 template <class Scalar, class... Leaves>
-chain_expression<Leaves...> make_product(const boost::hana::tuple<Leaves...>& leaves, Scalar scale) {
-  return chain_expression<Leaves...>(already_checked, leaves, scale);
+chain_expression<Leaves...> make_product(boost::hana::tuple<Leaves...> leaves, Scalar scale) {
+  return chain_expression<Leaves...>(already_checked, std::move(leaves), scale);
+}
+
+// The leaves of an operand as a hana::tuple. A product that is about to die (the a * b in
+// a * b * c) gives its tuple up, so that a chain of n operators copies each leaf (a Kokkos View,
+// reference counted) a few times, not n times.
+template <class Operand>
+auto leaves_of(Operand&& operand) {
+  using plain = std::remove_cvref_t<Operand>;
+  if constexpr (is_chain_expression_v<plain> && std::is_rvalue_reference_v<Operand&&> &&
+                !std::is_const_v<std::remove_reference_t<Operand>>) {
+    return std::move(operand).release_operands();
+  } else if constexpr (is_chain_expression_v<plain>) {
+    return operand.operands();
+  } else {
+    return boost::hana::make_tuple(plain(std::forward<Operand>(operand)));
+  }
+}
+
+// One function for every operator*: the message is built out of line, not in each instantiation.
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_inner_extents_mismatch(std::size_t left_rows,
+                                                                                std::size_t left_cols,
+                                                                                std::size_t right_rows,
+                                                                                std::size_t right_cols) {
+  throw std::invalid_argument("ordo: operator*: the left operand is " + shape_text(left_rows, left_cols) +
+                              " and the right operand is " + shape_text(right_rows, right_cols) + " (inner extents " +
+                              std::to_string(left_cols) + " != " + std::to_string(right_rows) + ")");
 }
 
 // Checks at compile time that a * b can be formed; instantiates the diagnostic that says why not.
@@ -135,41 +173,44 @@ consteval bool can_multiply() {
 // The lazy product a * b: the leaves of a followed by those of b, planned as one chain. Extents
 // that do not conform fail to compile when static and throw std::invalid_argument when dynamic,
 // naming both operands' shapes.
-template <product_operand Left, product_operand Right>
-auto operator*(const Left& left, const Right& right) {
-  using left_product = detail::product_of_t<Left>;
-  using right_product = detail::product_of_t<Right>;
+template <class Left, class Right>
+  requires product_operand<Left> && product_operand<Right>
+auto operator*(Left&& left, Right&& right) {
+  using left_product = detail::product_of_t<std::remove_cvref_t<Left>>;
+  using right_product = detail::product_of_t<std::remove_cvref_t<Right>>;
   if constexpr (detail::can_multiply<left_product, right_product>()) {
-    const left_product& l = detail::as_product(left);
-    const right_product& r = detail::as_product(right);
-    if (l.cols() != r.rows()) {
-      throw std::invalid_argument("ordo: operator*: the left operand is " + detail::shape_text(l.rows(), l.cols()) +
-                                  " and the right operand is " + detail::shape_text(r.rows(), r.cols()) +
-                                  " (inner extents " + std::to_string(l.cols()) + " != " + std::to_string(r.rows()) +
-                                  ")");
+    // Static inner extents were checked above; a dynamic one is checked here.
+    if constexpr (left_product::shape_type::static_cols == dynamic || right_product::shape_type::static_rows == dynamic) {
+      if (left.cols() != right.rows()) detail::throw_inner_extents_mismatch(left.rows(), left.cols(), right.rows(), right.cols());
     }
-    return detail::make_product(boost::hana::concat(l.operands(), r.operands()), l.scale() * r.scale());
+    const auto scale = detail::scale_of(left) * detail::scale_of(right);
+    return detail::make_product(boost::hana::concat(detail::leaves_of(std::forward<Left>(left)),
+                                                    detail::leaves_of(std::forward<Right>(right))),
+                                scale);
   }
 }
 
 // s * a and a * s: a with its scale multiplied by s (converted to the scalar type of a's product).
-template <product_scalar Scalar, product_operand Operand>
-auto operator*(const Scalar& s, const Operand& operand) {
-  const auto& p = detail::as_product(operand);
-  using scalar_type = typename detail::product_of_t<Operand>::scalar_type;
-  return detail::make_product(p.operands(), static_cast<scalar_type>(s) * p.scale());
+template <class Scalar, class Operand>
+  requires product_scalar<Scalar> && product_operand<Operand>
+auto operator*(const Scalar& s, Operand&& operand) {
+  using scalar_type = typename detail::product_of_t<std::remove_cvref_t<Operand>>::scalar_type;
+  const scalar_type scale = static_cast<scalar_type>(s) * detail::scale_of(operand);
+  return detail::make_product(detail::leaves_of(std::forward<Operand>(operand)), scale);
 }
 
-template <product_operand Operand, product_scalar Scalar>
-auto operator*(const Operand& operand, const Scalar& s) {
-  return s * operand;
+template <class Operand, class Scalar>
+  requires product_operand<Operand> && product_scalar<Scalar>
+auto operator*(Operand&& operand, const Scalar& s) {
+  return s * std::forward<Operand>(operand);
 }
 
 // -a: a with its scale negated.
-template <product_operand Operand>
-auto operator-(const Operand& operand) {
-  const auto& p = detail::as_product(operand);
-  return detail::make_product(p.operands(), -p.scale());
+template <class Operand>
+  requires product_operand<Operand>
+auto operator-(Operand&& operand) {
+  const auto scale = -detail::scale_of(operand);
+  return detail::make_product(detail::leaves_of(std::forward<Operand>(operand)), scale);
 }
 
 // The transpose of a product: (s A1 ... An)^T = s An^T ... A1^T, each leaf transposed as a view.

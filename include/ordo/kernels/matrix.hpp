@@ -7,6 +7,7 @@
 #include <ordo/core/detail/shape_text.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/core/shape.hpp>
+#include <ordo/kernels/detail/huge_pages.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -46,29 +47,28 @@ class matrix {
   // Allocates (zero-initialized). The constructor takes exactly the dynamic extents, rows first.
   matrix()
     requires shape_type::is_static
-      : view_(default_label(), Rows, Cols) {}
+      : view_(allocate(true, Rows, Cols)) {}
 
   explicit matrix(std::size_t dynamic_extent)
     requires(shape_type::dynamic_extent_count == 1)
-      : view_(default_label(), Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols) {}
+      : view_(allocate(true, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
 
   matrix(std::size_t rows, std::size_t cols)
     requires(shape_type::dynamic_extent_count == 2)
-      : view_(default_label(), rows, cols) {}
+      : view_(allocate(true, rows, cols)) {}
 
   // The same, without initializing the elements: ordo::matrix<T, R, C> m(ordo::uninitialized, ...).
   explicit matrix(uninitialized_t)
     requires shape_type::is_static
-      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), Rows, Cols) {}
+      : view_(allocate(false, Rows, Cols)) {}
 
   matrix(uninitialized_t, std::size_t dynamic_extent)
     requires(shape_type::dynamic_extent_count == 1)
-      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()),
-              Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols) {}
+      : view_(allocate(false, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
 
   matrix(uninitialized_t, std::size_t rows, std::size_t cols)
     requires(shape_type::dynamic_extent_count == 2)
-      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), rows, cols) {}
+      : view_(allocate(false, rows, cols)) {}
 
   // Wraps an existing View without copying. Its extents must match the static ones.
   explicit matrix(view_type view) : view_(std::move(view)) {
@@ -107,6 +107,17 @@ class matrix {
 
  private:
   static std::string default_label() { return "ordo::matrix"; }
+
+  // Host allocations of 4 MiB and more ask for huge pages before anything touches them
+  // (kernels/detail/huge_pages.hpp); zeros are written after that.
+  static view_type allocate(bool zero, std::size_t rows, std::size_t cols) {
+    view_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), rows, cols);
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      detail::advise_huge_pages(view.data(), view.span() * sizeof(T));
+    }
+    if (zero) Kokkos::deep_copy(view, T(0));
+    return view;
+  }
 
   view_type view_;
 };

@@ -11,6 +11,7 @@
 #include <ordo/core/detail/shape_text.hpp>
 #include <ordo/core/detail/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
 
@@ -135,6 +136,9 @@ void evaluate_unaliased(const Expression& expression, const R& result, gemm_back
     workspace = Kokkos::View<value_type*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::chain workspace")),
         static_cast<std::size_t>(workspace_elements));
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      advise_huge_pages(workspace.data(), workspace.span() * sizeof(value_type));
+    }
   }
   const auto products = plan.products();
   for (std::size_t p = 0; p < products.size(); ++p) {

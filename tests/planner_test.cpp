@@ -1,0 +1,319 @@
+// The chain planners: Hu–Shing (exact, O(n log n)), the O(n) approximation and the automatic
+// choice, against the DP, exhaustive search and independently recomputed trees.
+#include <ordo/core/chain.hpp>
+
+#include "support/brute_force_chain.hpp"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+std::vector<std::size_t> as_vector(std::span<const std::size_t> dims) { return {dims.begin(), dims.end()}; }
+
+// Checks that a plan's products form one binary tree over A1..An and returns its cost, recomputed
+// from the dims and the ranges alone in 128 bits; returns nothing on any inconsistency.
+template <class Plan>
+std::optional<ordo_test::wide_cost> tree_cost(const Plan& plan, const std::vector<std::size_t>& dims) {
+  const std::size_t n = dims.size() - 1;
+  if (plan.matrices() != n || plan.products().size() != n - 1) return std::nullopt;
+  std::vector<std::pair<std::size_t, std::size_t>> range(2 * n - 1);
+  std::vector<bool> used(2 * n - 1, false);
+  for (std::size_t i = 0; i < n; ++i) range[i] = {i, i};
+  ordo_test::wide_cost total = 0;
+  for (std::size_t p = 0; p + 1 < n; ++p) {
+    const auto& step = plan.products()[p];
+    if (step.left >= n + p || step.right >= n + p || used[step.left] || used[step.right]) return std::nullopt;
+    used[step.left] = used[step.right] = true;
+    const auto [lf, ll] = range[step.left];
+    const auto [rf, rl] = range[step.right];
+    if (ll + 1 != rf || step.first != lf || step.last != rl) return std::nullopt;
+    if (step.rows != dims[lf] || step.inner != dims[rf] || step.cols != dims[rl + 1]) return std::nullopt;
+    range[n + p] = {lf, rl};
+    total += ordo_test::wide_cost{dims[lf]} * dims[rf] * dims[rl + 1];
+  }
+  if (range[2 * n - 2] != std::pair<std::size_t, std::size_t>{0, n - 1}) return std::nullopt;
+  return total;
+}
+
+std::uint64_t dp_cost(const std::vector<std::size_t>& dims) {
+  return ordo::plan_chain(dims, ordo::planner::dynamic_programming).cost();
+}
+
+// Draws chains: most short, a few long; dims often from tiny ranges, so that ties abound.
+struct chain_source {
+  std::mt19937_64 rng;
+  std::vector<std::size_t> next(std::size_t longest) {
+    const std::size_t n = 1 + rng() % longest;
+    static constexpr std::array<std::size_t, 7> ranges{2, 3, 4, 10, 100, 1000, 1'000'000};
+    const std::size_t range = ranges[rng() % ranges.size()];
+    std::vector<std::size_t> dims(n + 1);
+    for (auto& d : dims) d = 1 + rng() % range;
+    if (rng() % 16 == 0) dims[rng() % dims.size()] = 0;
+    return dims;
+  }
+};
+
+constexpr std::size_t long_dim(std::size_t i) { return 1 + (i * 7919 + 13) % 97; }
+
+template <std::size_t N>
+constexpr std::array<std::size_t, N + 1> long_dims() {
+  std::array<std::size_t, N + 1> dims{};
+  for (std::size_t i = 0; i <= N; ++i) dims[i] = long_dim(i);
+  return dims;
+}
+
+template <std::size_t... I>
+constexpr std::uint64_t type_level_cost(std::index_sequence<I...>) {
+  return ordo::chain_cost_v<ordo::shape<long_dim(I), long_dim(I + 1)>...>;
+}
+template <std::size_t... I>
+auto type_level_tree(std::index_sequence<I...>) -> ordo::chain_tree_t<ordo::shape<long_dim(I), long_dim(I + 1)>...>;
+template <std::size_t... I>
+auto increasing_tree(std::index_sequence<I...>) -> ordo::chain_tree_t<ordo::shape<I + 1, I + 2>...>;
+template <std::size_t... I>
+constexpr std::string_view increasing_order(std::index_sequence<I...>) {
+  return ordo::chain_order_v<ordo::shape<I + 1, I + 2>...>;
+}
+
+// "((((A1A2)A3)A4)...An)": what the left-deep tree of n matrices writes.
+template <std::size_t N>
+constexpr bool is_left_deep_order(std::string_view order) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i + 1 < N; ++i) {
+    if (order[at++] != '(') return false;
+  }
+  for (std::size_t i = 1; i <= N; ++i) {
+    if (order[at++] != 'A') return false;
+    std::array<char, 20> digits{};
+    std::size_t count = 0;
+    for (std::size_t v = i; v != 0; v /= 10) digits[count++] = static_cast<char>('0' + v % 10);
+    while (count > 0) {
+      if (order[at++] != digits[--count]) return false;
+    }
+    if (i > 1 && order[at++] != ')') return false;
+  }
+  return at == order.size();
+}
+
+// A tree type written out as the planner writes orders, at run time.
+template <class Tree>
+struct tree_writer;
+template <std::size_t Index>
+struct tree_writer<ordo::operand<Index>> {
+  static void write(std::string& out) { out += 'A' + std::to_string(Index + 1); }
+};
+template <class Left, class Right>
+struct tree_writer<ordo::product<Left, Right>> {
+  static void write(std::string& out) {
+    out += '(';
+    tree_writer<Left>::write(out);
+    tree_writer<Right>::write(out);
+    out += ')';
+  }
+};
+
+template <class Planner>
+concept plannable_with = requires(const std::vector<std::size_t>& dims, Planner how) { ordo::plan_chain(dims, how); };
+
+}  // namespace
+
+TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matrices") {
+  chain_source source{std::mt19937_64{20260215}};
+  int checked = 0, different_trees = 0;
+  for (int trial = 0; trial < 10'000; ++trial) {
+    const std::size_t longest = trial % 1000 == 0 ? 400 : trial % 100 == 0 ? 120 : trial % 10 == 0 ? 40 : 12;
+    const std::vector<std::size_t> dims = source.next(longest);
+    CAPTURE(dims);
+    const auto dp = ordo::plan_chain(dims, ordo::planner::dynamic_programming);
+    const auto hs = ordo::plan_chain(dims, ordo::planner::hu_shing);
+    REQUIRE(hs.cost() == dp.cost());
+    const auto recomputed = tree_cost(hs, dims);
+    REQUIRE(recomputed.has_value());
+    REQUIRE(*recomputed == hs.cost());
+    ordo_test::wide_cost left_to_right = 0;
+    for (std::size_t k = 1; k + 1 < dims.size(); ++k) left_to_right += ordo_test::wide_cost{dims[0]} * dims[k] * dims[k + 1];
+    if (left_to_right < std::numeric_limits<std::uint64_t>::max()) CHECK(hs.left_to_right_cost() == left_to_right);
+    CHECK(hs.peak_temporary_elements() == ordo_test::simulated_peak_elements(hs));
+    CHECK(ordo_test::workspace_layout_is_valid(hs));
+    different_trees += hs.order() != dp.order();
+    ++checked;
+  }
+  CHECK(checked == 10'000);
+  // Ties are frequent: the planners often pick different trees of the same cost.
+  CHECK(different_trees > 100);
+}
+
+TEST_CASE("Hu-Shing matches exhaustive search for n <= 9, overflowing costs included") {
+  std::mt19937_64 rng(77);
+  const std::vector<std::pair<std::size_t, std::size_t>> ranges{
+      {1, 2}, {0, 3}, {1, 40}, {1, 5000}, {std::size_t{1} << 20, std::size_t{1} << 23}, {1, std::size_t{1} << 40}};
+  for (const auto& range : ranges) {
+    std::uniform_int_distribution<std::size_t> dim(range.first, range.second);
+    for (std::size_t n = 1; n <= 9; ++n) {
+      for (int trial = 0; trial < 10; ++trial) {
+        std::vector<std::size_t> dims(n + 1);
+        for (auto& d : dims) d = dim(rng);
+        CAPTURE(dims);
+        const auto oracle = ordo_test::brute_force_optimum(dims);
+        if (oracle.cost >= std::numeric_limits<std::uint64_t>::max()) {
+          CHECK_THROWS_AS(ordo::plan_chain(dims, ordo::planner::hu_shing), std::overflow_error);
+          continue;
+        }
+        const auto hs = ordo::plan_chain(dims, ordo::planner::hu_shing);
+        CHECK(hs.cost() == static_cast<std::uint64_t>(oracle.cost));
+        CHECK(tree_cost(hs, dims) == oracle.cost);
+      }
+    }
+  }
+}
+
+TEST_CASE("degenerate shapes: equal, monotone, one minimum, one maximum, zeros, n = 1, 2, 3") {
+  using shape_maker = std::vector<std::size_t> (*)(std::size_t);
+  const std::vector<std::pair<std::string, shape_maker>> shapes{
+      {"all equal", [](std::size_t n) { return std::vector<std::size_t>(n + 1, 7); }},
+      {"increasing", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = i + 1; return d; }},
+      {"decreasing", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = 2 * (n - i) + 3; return d; }},
+      {"one minimum", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = 2 + (i > n / 2 ? i - n / 2 : n / 2 - i); return d; }},
+      {"one maximum", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = 2 + n - (i > n / 2 ? i - n / 2 : n / 2 - i); return d; }},
+      {"zero inside", [](std::size_t n) { std::vector<std::size_t> d(n + 1, 9); d[(n + 1) / 2] = 0; return d; }},
+      {"zero first", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = i % 5 + 1; d[0] = 0; return d; }},
+      {"zero last", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = i % 5 + 1; d[n] = 0; return d; }},
+      {"all zero", [](std::size_t n) { return std::vector<std::size_t>(n + 1, 0); }},
+      {"ones and one large", [](std::size_t n) { std::vector<std::size_t> d(n + 1, 1); d[n / 3] = 1000; return d; }},
+      {"alternating", [](std::size_t n) { std::vector<std::size_t> d(n + 1); for (std::size_t i = 0; i <= n; ++i) d[i] = i % 2 == 0 ? 1 : 10; return d; }},
+  };
+  for (const auto& shape : shapes) {
+    for (const std::size_t n : {1u, 2u, 3u, 4u, 5u, 8u, 9u, 33u, 100u, 257u}) {
+      const std::vector<std::size_t> dims = shape.second(n);
+      const std::string& name = shape.first;  // clang 14 cannot capture structured bindings
+      CAPTURE(name);
+      CAPTURE(n);
+      const std::uint64_t exact = n <= 9 ? static_cast<std::uint64_t>(ordo_test::brute_force_optimum(dims).cost) : dp_cost(dims);
+      const auto hs = ordo::plan_chain(dims, ordo::planner::hu_shing);
+      CHECK(hs.cost() == exact);
+      CHECK(tree_cost(hs, dims) == exact);
+      const auto approx = ordo::plan_chain(dims, ordo::planner::approximate);
+      CHECK(tree_cost(approx, dims) == approx.cost());
+      CHECK(approx.cost() >= exact);
+      CHECK(ordo_test::wide_cost{approx.cost()} * 1000 <= ordo_test::wide_cost{exact} * 1155);
+      CHECK(ordo::plan_chain(dims).cost() == exact);
+    }
+  }
+  // Strictly increasing dims have one optimum, the left-deep tree: every planner finds it.
+  const std::vector<std::size_t> up{1, 2, 3, 4, 5, 6};
+  CHECK(ordo::plan_chain(up, ordo::planner::hu_shing).order() == "((((A1A2)A3)A4)A5)");
+  CHECK(ordo::plan_chain(up, ordo::planner::approximate).order() == "((((A1A2)A3)A4)A5)");
+  CHECK(ordo::plan_chain(std::vector<std::size_t>{4, 2}, ordo::planner::hu_shing).order() == "A1");
+  CHECK(ordo::plan_chain(std::vector<std::size_t>{4, 2, 3}, ordo::planner::hu_shing).order() == "(A1A2)");
+}
+
+TEST_CASE("the approximation stays within Hu and Shing's bound of 15.5% above the optimum") {
+  chain_source source{std::mt19937_64{1981}};
+  double worst = 1.0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::vector<std::size_t> dims = source.next(trial % 50 == 0 ? 300 : 14);
+    CAPTURE(dims);
+    const std::uint64_t exact = dp_cost(dims);
+    const auto approx = ordo::plan_chain(dims, ordo::planner::approximate);
+    REQUIRE(tree_cost(approx, dims) == approx.cost());
+    CHECK(approx.cost() >= exact);
+    // 2 / sqrt(3) = 1.1547...
+    CHECK(ordo_test::wide_cost{approx.cost()} * 10'000 <= ordo_test::wide_cost{exact} * 11'547);
+    if (exact > 0) worst = std::max(worst, static_cast<double>(approx.cost()) / static_cast<double>(exact));
+  }
+  MESSAGE("worst ratio of the approximation to the optimum: " << worst);
+  // The pentagon family that reaches the bound: weights 1, t, t, t, t with one vertex moved.
+  const std::vector<std::size_t> pentagon{1, 100, 100, 100, 100};
+  CHECK(ordo::plan_chain(pentagon, ordo::planner::approximate).cost() >= dp_cost(pentagon));
+}
+
+TEST_CASE("planner tags: automatic is the DP up to the limit and Hu-Shing beyond") {
+  static_assert(ordo::chain_planner<ordo::planner::hu_shing_t>);
+  static_assert(!ordo::chain_planner<int>);
+  static_assert(plannable_with<ordo::planner::approximate_t>);
+  static_assert(!plannable_with<int>);
+
+  chain_source source{std::mt19937_64{5}};
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<std::size_t> dims = source.next(trial % 3 == 0 ? 80 : ordo::planner::automatic_dp_limit);
+    const std::size_t n = dims.size() - 1;
+    const auto automatic = ordo::plan_chain(dims);
+    const auto expected = n <= ordo::planner::automatic_dp_limit
+                              ? ordo::plan_chain(dims, ordo::planner::dynamic_programming)
+                              : ordo::plan_chain(dims, ordo::planner::hu_shing);
+    CAPTURE(dims);
+    CHECK(automatic.order() == expected.order());
+    REQUIRE(automatic.products().size() == expected.products().size());
+    for (std::size_t p = 0; p < automatic.products().size(); ++p) CHECK(automatic.products()[p] == expected.products()[p]);
+  }
+  // chain_tables keeps the DP's tables whatever the planner.
+  const ordo::chain_tables tables(std::vector<std::size_t>{30, 35, 15, 5, 10, 20, 25});
+  CHECK(tables.cost(1, 6) == ordo::plan_chain(std::vector<std::size_t>{30, 35, 15, 5, 10, 20, 25}, ordo::planner::hu_shing).cost());
+}
+
+TEST_CASE("costs beyond 64 bits: Hu-Shing's wide arithmetic, and overflow reported") {
+  constexpr std::size_t big = std::size_t{1} << 32;
+  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{big, big, big, big}, ordo::planner::hu_shing), std::overflow_error);
+  // Fan costs of 2^96 arise inside the algorithm while the optimum, 2 * 2^32, fits.
+  const auto p = ordo::plan_chain(std::vector<std::size_t>{big, 1, big, 1, big, 1}, ordo::planner::hu_shing);
+  CHECK(p.cost() == dp_cost({big, 1, big, 1, big, 1}));
+  CHECK(tree_cost(p, {big, 1, big, 1, big, 1}) == p.cost());
+  // The approximation's test multiplies four dims: 2^90 here.
+  constexpr std::size_t large = std::size_t{1} << 30;
+  const auto q = ordo::plan_chain(std::vector<std::size_t>{1, large, 1, large, large, 1}, ordo::planner::approximate);
+  CHECK(tree_cost(q, {1, large, 1, large, large, 1}) == q.cost());
+  CHECK(ordo_test::wide_cost{q.cost()} * 10'000 <= ordo_test::wide_cost{dp_cost({1, large, 1, large, large, 1})} * 11'547);
+}
+
+TEST_CASE("a 256-matrix chain planned at compile time equals the DP's optimum at run time") {
+  constexpr auto dims = long_dims<256>();
+  constexpr auto hs = ordo::plan_chain(dims, ordo::planner::hu_shing);
+  static_assert(hs.cost() == 534'156);
+  static_assert(type_level_cost(std::make_index_sequence<256>{}) == 534'156);
+  static_assert(ordo::plan_chain(dims, ordo::planner::approximate).cost() == 534'277);
+  const auto dp = ordo::plan_chain(as_vector(dims), ordo::planner::dynamic_programming);
+  CHECK(dp.cost() == hs.cost());
+  const auto run = ordo::plan_chain(as_vector(dims), ordo::planner::hu_shing);
+  CHECK(run.order() == hs.order());
+  CHECK(tree_cost(run, as_vector(dims)) == 534'156);
+  using tree = decltype(type_level_tree(std::make_index_sequence<256>{}));
+  std::string text;
+  tree_writer<tree>::write(text);
+  CHECK(text == hs.order());
+}
+
+TEST_CASE("a 1024-matrix chain planned at compile time, as a value and as a type") {
+  constexpr auto dims = long_dims<1024>();
+  constexpr auto hs = ordo::plan_chain(dims);  // automatic: Hu-Shing
+  // 2'144'741 is the DP's optimum (bench/plan_chain computes it in a fraction of a second).
+  static_assert(hs.cost() == 2'144'741);
+  static_assert(type_level_cost(std::make_index_sequence<1024>{}) == 2'144'741);
+  const auto run = ordo::plan_chain(as_vector(dims), ordo::planner::hu_shing);
+  CHECK(run.cost() == 2'144'741);
+  CHECK(run.order() == hs.order());
+  CHECK(tree_cost(run, as_vector(dims)) == 2'144'741);
+  CHECK(ordo_test::workspace_layout_is_valid(run));
+
+  // Increasing dims: the optimum is left-deep, 1023 products deep, past g++'s template depth
+  // of 900 if the tree type were built by recursion on its nodes.
+  using deep = decltype(increasing_tree(std::make_index_sequence<1024>{}));
+  static_assert(std::is_same_v<deep::right, ordo::operand<1023>>);
+  static_assert(std::is_same_v<deep::left::right, ordo::operand<1022>>);
+  static_assert(is_left_deep_order<1024>(increasing_order(std::make_index_sequence<1024>{})));
+  std::vector<std::size_t> up(1025);
+  for (std::size_t i = 0; i <= 1024; ++i) up[i] = i + 1;
+  CHECK(is_left_deep_order<1024>(ordo::plan_chain(up).order()));
+}
