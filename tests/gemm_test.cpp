@@ -512,8 +512,10 @@ TEST_CASE_TEMPLATE_DEFINE("portable GEMV: both launch shapes sum in the document
   using ordo::detail::launch_shape;
   std::mt19937_64 rng(41);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  for (const auto& [rows, depth] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 15}, {17, 16}, {33, 17},
-                                    {40, 300}, {1, 1000}, {5, 0}}) {
+  for (const auto& shape : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 15}, {17, 16}, {33, 17}, {40, 300},
+                             {1, 1000}, {5, 0}}) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in CAPTURE's lambda.
+    const std::size_t rows = shape.first, depth = shape.second;
     CAPTURE(rows);
     CAPTURE(depth);
     std::vector<float> m(rows * depth), x(depth), y(rows);
