@@ -180,11 +180,10 @@ struct padded_rows {
     return Kokkos::View<T**, Kokkos::LayoutStride, Memory, Kokkos::MemoryUnmanaged>(data, Kokkos::LayoutStride(r, c + 3, c, 1));
   }
 };
-// Every second element in both directions: no unit stride, BLAS cannot read it.
+// Every second element in both directions: no unit stride, BLAS cannot read it as a matrix; a row
+// or a column with stride 2 is a BLAS vector (increment 2), or a matrix with ld 2.
 struct no_unit_stride {
   static constexpr const char* name = "LayoutStride, strides 2 and 2 * rows";
-  static constexpr bool blas_usable = false;
-  // A row or a column with stride 2 is a BLAS vector (increment 2), or a matrix with ld 2.
   static bool blas_usable_for(std::size_t r, std::size_t c) { return r <= 1 || c <= 1; }
   static std::size_t span(std::size_t r, std::size_t c) { return 2 * r * c; }
   static std::size_t offset(std::size_t i, std::size_t j, std::size_t r, std::size_t) { return 2 * i + 2 * r * j; }
