@@ -99,9 +99,11 @@ constexpr preorder_splits splits_of_triangulation(const polygon_triangle* triang
     if (b > c) { const std::uint32_t x = b; b = c; c = x; }
     if (a > b) { const std::uint32_t x = a; a = b; b = x; }
     low[t] = a, mid[t] = b;
-    ++bucket[vertices - 1 - c];
     by_high[t] = c;  // the high end, until the counting sort below overwrites it
   }
+  // A loop of its own: clang 14 -O2 -mavx2 vectorized the histogram inside the loop above
+  // wrongly (chain_test_avx2 crashed; every other build passed).
+  for (std::size_t t = 0; t < count; ++t) ++bucket[vertices - 1 - by_high[t]];
   for (std::size_t v = 0, sum = 0; v <= vertices; ++v) {
     const std::size_t here = bucket[v];
     bucket[v] = sum;
