@@ -66,3 +66,17 @@ if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST Kokkos_DEVICES)
                     "ordo's portable kernel. Put nvcc on PATH or pass -DCUDAToolkit_ROOT=<CUDA prefix>.")
   endif()
 endif()
+
+# MPI is optional: with it, ordo::mpi (synchronized batch norm, sums across ranks). Only MPI's C
+# API is used, so the deprecated C++ bindings are not linked.
+set(ORDO_HAS_MPI OFF)
+if(ORDO_WITH_MPI)
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(ORDO_HAS_MPI ON)
+    message(STATUS "ordo: MPI ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE}); ordo::mpi is available")
+  else()
+    message(STATUS "ordo: no MPI found (apt-get install libopenmpi-dev openmpi-bin); ordo::mpi is not defined")
+  endif()
+endif()

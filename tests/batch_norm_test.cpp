@@ -913,6 +913,9 @@ TEST_CASE_TEMPLATE_DEFINE("training in phases over parts of the batch matches th
       {{{10, 3, 700}, ordo::nn::channels_first}, {4, 6}},
       {{{9, 5, 7, 4}, ordo::nn::channels_last}, {2, 3, 4}},
       {{{40, 1500}, ordo::nn::channels_first}, {39, 1}},
+      // Empty parts (an MPI rank without samples): count 0, the identity of merge.
+      {{{10, 3, 700}, ordo::nn::channels_first}, {0, 4, 0, 6}},
+      {{{9, 5, 7, 4}, ordo::nn::channels_last}, {2, 0, 7, 0}},
   };
   std::uint64_t seed = 500;
   for (const auto& test : cases) {

@@ -14,7 +14,9 @@
 // call with a merge between them:
 //   forward:  batch_norm_local_statistics -> merge (count, mean, M2) -> batch_norm_apply_statistics
 //   backward: batch_norm_local_gradient_sums -> merge (sums) -> batch_norm_apply_gradient_sums
-// The one-call functions run the same phases on the whole batch. See docs/batch_norm.md.
+// The one-call functions run the same phases on the whole batch. A part may be empty (no values per
+// channel: count 0, the identity of merge); the whole batch may not. See docs/batch_norm.md, and
+// <ordo/mpi/batch_norm.hpp> for the phases across MPI ranks.
 
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/host_dispatched.hpp>
@@ -298,9 +300,15 @@ batch_norm_statistics<typename XView::memory_space> local_statistics(launch_shap
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
                                         "with float gamma, beta and statistics)");
-  const auto b = block_layout_of(op, options.layout, x);
+  const auto b = block_layout_of(batch_extent::part, op, options.layout, x);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
+  if (b.g.per_channel() == 0) {
+    // An empty part: count 0, which merge() takes as the identity.
+    const auto channels = static_cast<std::size_t>(cs);
+    return {0, Kokkos::View<double*, memory>("ordo::nn::batch mean", channels),
+            Kokkos::View<double*, memory>("ordo::nn::batch m2", channels)};
+  }
   batch_norm_statistics<memory> statistics{static_cast<double>(b.g.per_channel()),
                                            uninitialized_view<double, memory>("ordo::nn::batch mean", cs),
                                            uninitialized_view<double, memory>("ordo::nn::batch m2", cs)};
@@ -334,7 +342,7 @@ batch_norm_saved<typename XView::memory_space> apply_statistics(
   static_assert(accessible_from_v<space, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
                 "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
                 "statistics must be accessible from x's execution space");
-  const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
+  const auto b = block_layout_of(batch_extent::part, op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   check_channels(statistics.mean, b.g.channels, op, "statistics.mean");
   check_channels(statistics.m2, b.g.channels, op, "statistics.m2");
@@ -458,10 +466,15 @@ batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(launc
                 "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
   static_assert(accessible_from_v<space, DyView, Kokkos::View<double*, MemorySpace>>,
                 "ordo::nn::batch_norm_local_gradient_sums: dy and saved must be accessible from x's execution space");
-  const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"));
+  const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"));
   check_channels(saved.mean, b.g.channels, op, "saved.mean");
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
+  if (b.g.per_channel() == 0) {
+    const auto channels = static_cast<std::size_t>(cs);
+    return {0, Kokkos::View<double*, memory>("ordo::nn::sum dy", channels),
+            Kokkos::View<double*, memory>("ordo::nn::dotp", channels)};
+  }
   batch_norm_gradient_sums<memory> sums{static_cast<double>(b.g.per_channel()),
                                         uninitialized_view<double, memory>("ordo::nn::sum dy", cs),
                                         uninitialized_view<double, memory>("ordo::nn::dotp", cs)};
@@ -498,7 +511,7 @@ void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumS
                                   Kokkos::View<double*, SumSpace>>,
                 "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
                 "accessible from x's execution space");
-  const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
+  const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
   check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
   check_channels(sums.sum_dy, b.g.channels, op, "sums.sum_dy");
   check_channels(sums.dotp, b.g.channels, op, "sums.dotp");

@@ -198,20 +198,35 @@ channel_geometry geometry_in(const memory_order<Rank>& order, std::size_t channe
   return g;
 }
 
+// The axis of x that holds the channels: 1 for (N, C, ...), the last for channels last (N, ..., C).
+constexpr std::size_t channel_axis_of(memory_format layout, std::size_t rank) {
+  return layout == channels_first || rank == 2 ? 1 : rank - 1;
+}
+
+// Whether x, a whole batch, may hold no values per channel. The phase functions take a part of a
+// batch, which may be empty (an MPI rank without samples); a whole batch may not.
+enum class batch_extent { whole, part };
+
 // Checks x, y, dy and dx (x first, the others as named_views) and chooses the strides the kernels
 // read them in: those of the first dense one, else x's axis order made dense.
 template <class XView, class... Views>
 block_layout<XView::rank> block_layout_of(const char* operation, memory_format layout, const XView& x,
                                           const named_view<Views>&... others) {
+  return block_layout_of(batch_extent::whole, operation, layout, x, others...);
+}
+
+template <class XView, class... Views>
+block_layout<XView::rank> block_layout_of(batch_extent extent, const char* operation, memory_format layout,
+                                          const XView& x, const named_view<Views>&... others) {
   constexpr std::size_t rank = XView::rank;
   static_assert(rank >= 2 && rank <= 5,
                 "ordo::nn::batch_norm requires x of rank 2 to 5: (N, C), (N, C, L), (N, C, H, W) or (N, C, D, H, W)");
-  const std::size_t channel_axis = layout == channels_first || rank == 2 ? 1 : rank - 1;
+  const std::size_t channel_axis = channel_axis_of(layout, rank);
   std::int64_t per_channel = 1;
   for (std::size_t r = 0; r < rank; ++r) {
     if (r != channel_axis) per_channel *= static_cast<std::int64_t>(x.extent(r));
   }
-  if (per_channel == 0) {
+  if (per_channel == 0 && extent == batch_extent::whole) {
     throw std::invalid_argument(std::string(operation) + ": empty batch: x has shape " + view_shape_text(x) +
                                 ", so N * spatial = 0 values per channel");
   }

@@ -1,0 +1,163 @@
+#ifndef ORDO_MPI_SUM_HPP
+#define ORDO_MPI_SUM_HPP
+
+// Sums and means over the union of every rank's rank-1 View:
+//   float s = ordo::mpi::sum(comm, x_local);                        // exact, correctly rounded
+//   double m = ordo::mpi::mean<double>(comm, x_local);              // exact by default
+//   double k = ordo::mpi::sum(comm, x_local, ordo::summation::kahan);  // not reproducible across rank counts
+// With summation::exact each rank sums its part into a superaccumulator (a fixed-point integer
+// spanning the whole exponent range) and one MPI_Allreduce(MPI_SUM) of 64-bit integers adds them.
+// Integer addition is associative and commutative, so the result has the same bits for 1, 2, 3
+// or 4 ranks, any split of the data and any reduction tree, and equals ordo::sum of the
+// concatenation. The other policies sum locally, then add the ranks' local sums in double with
+// MPI_SUM: their bits depend on the split and on MPI's reduction order. Every rank returns the
+// same value. See docs/distributed.md.
+
+#include <ordo/kernels/reduce.hpp>
+#include <ordo/mpi/detail/communicator.hpp>
+#include <ordo/mpi/error.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace ordo::mpi {
+
+namespace detail {
+
+using ordo::detail::exact_accumulator;
+using ordo::detail::has_nan;
+using ordo::detail::has_negative_infinity;
+using ordo::detail::has_positive_infinity;
+
+template <class Policy>
+constexpr std::int64_t policy_id() {
+  if constexpr (std::is_same_v<Policy, summation::naive_t>) {
+    return 1;
+  } else if constexpr (std::is_same_v<Policy, summation::pairwise_t>) {
+    return 2;
+  } else if constexpr (std::is_same_v<Policy, summation::kahan_t>) {
+    return 3;
+  } else if constexpr (std::is_same_v<Policy, summation::neumaier_t>) {
+    return 4;
+  } else {
+    return 5;
+  }
+}
+inline const char* policy_name(std::int64_t id) {
+  switch (id) {
+    case 1: return "summation::naive";
+    case 2: return "summation::pairwise";
+    case 3: return "summation::kahan";
+    case 4: return "summation::neumaier";
+    case 5: return "summation::exact";
+    default: return "an unknown policy";
+  }
+}
+
+// An exact accumulator on the wire: its chunks, then how many NaNs, +infinities and -infinities
+// were seen (counts, so that MPI_SUM also merges the flags), then the number of values. Chunks of
+// normalized accumulators lie in [0, 2^32) but the last, so p ranks add to less than p * 2^32:
+// no 64-bit overflow below 2^31 ranks.
+template <class T>
+struct exact_payload {
+  static constexpr int chunks = exact_accumulator<T>::chunk_count;
+  static constexpr int size = chunks + 4;
+  std::array<std::int64_t, size> words{};
+
+  exact_payload(exact_accumulator<T> acc, std::int64_t count) {
+    acc.normalize();
+    for (int i = 0; i < chunks; ++i) words[i] = acc.chunk[i];
+    words[chunks] = (acc.flags & has_nan) != 0;
+    words[chunks + 1] = (acc.flags & has_positive_infinity) != 0;
+    words[chunks + 2] = (acc.flags & has_negative_infinity) != 0;
+    words[chunks + 3] = count;
+  }
+  exact_accumulator<T> accumulator() const {
+    exact_accumulator<T> acc;
+    for (int i = 0; i < chunks; ++i) acc.chunk[i] = words[i];
+    acc.flags = (words[chunks] != 0 ? has_nan : 0u) | (words[chunks + 1] != 0 ? has_positive_infinity : 0u) |
+                (words[chunks + 2] != 0 ? has_negative_infinity : 0u);
+    acc.normalize();
+    return acc;
+  }
+  std::int64_t count() const { return words[chunks + 3]; }
+};
+
+// The ranks' agreement, then the payload; returns the global accumulator (exact) or the sum of
+// the local sums in double, and the global count.
+template <class Out, class View, class Policy>
+auto reduce_across(MPI_Comm comm, const View& x, Policy policy, const char* operation) {
+  using value_type = typename View::non_const_value_type;
+  static_assert(View::rank == 1, "ordo::mpi::sum/mean(comm, x) requires a rank-1 View");
+  static_assert(floating_storage<value_type>,
+                "ordo::mpi::sum/mean(comm, x) requires a View of float, double, ordo::half or ordo::bfloat16");
+  const errors_return_scope scope(comm, operation);
+  const std::array<agreement_item, 3> items{{
+      {"the value type of x", value_type_id<value_type>(), value_type_name},
+      {"the result type", value_type_id<Out>(), value_type_name},
+      {"the summation policy", policy_id<Policy>(), policy_name},
+  }};
+  check_agreement(comm, operation, items);
+  const auto local = ordo::detail::reduce_view<Out>(typename View::execution_space{}, x, policy);
+  const auto local_count = static_cast<std::int64_t>(x.extent(0));
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    exact_payload<ordo::detail::reduced_t<value_type>> payload(local, local_count);
+    check(MPI_Allreduce(MPI_IN_PLACE, payload.words.data(), payload.size, MPI_INT64_T, MPI_SUM, comm), operation,
+          "MPI_Allreduce");
+    return payload;
+  } else {
+    std::array<double, 2> sum_and_count{static_cast<double>(ordo::detail::finish_sum<Out, Policy>(local)),
+                                        static_cast<double>(local_count)};
+    check(MPI_Allreduce(MPI_IN_PLACE, sum_and_count.data(), 2, MPI_DOUBLE, MPI_SUM, comm), operation,
+          "MPI_Allreduce");
+    return sum_and_count;
+  }
+}
+
+}  // namespace detail
+
+// The sum over every rank's x (exact and correctly rounded by default). Collective: every rank of
+// comm calls it with the same value type, Result and policy (otherwise every rank throws
+// ordo::mpi::error). Empty everywhere: +0.
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Policy policy = {}) {
+  using out = ordo::detail::sum_result_t<Result, View>;
+  static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
+                "ordo::mpi::sum<Result>: Result must be float or double");
+  const auto total = detail::reduce_across<out>(comm, x, policy, "ordo::mpi::sum");
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    return ordo::detail::round_exact_sum<out>(total.accumulator());
+  } else {
+    return static_cast<out>(total[0]);
+  }
+}
+
+// The mean over every rank's x: for exact, the exact global sum divided by the global count and
+// rounded once. Collective, like sum. Throws std::domain_error on every rank when no rank has a
+// value.
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Policy policy = {}) {
+  using out = ordo::detail::sum_result_t<Result, View>;
+  static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
+                "ordo::mpi::mean<Result>: Result must be float or double");
+  const auto total = detail::reduce_across<out>(comm, x, policy, "ordo::mpi::mean");
+  if constexpr (std::is_same_v<Policy, summation::exact_t>) {
+    if (total.count() == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
+    return ordo::detail::round_exact_mean<out>(total.accumulator(), static_cast<std::uint64_t>(total.count()));
+  } else {
+    if (total[1] == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
+    return static_cast<out>(total[0] / total[1]);
+  }
+}
+
+}  // namespace ordo::mpi
+
+#endif
