@@ -66,13 +66,13 @@ inline const char* policy_name(std::int64_t id) {
 // no 64-bit overflow below 2^31 ranks.
 template <class T>
 struct exact_payload {
-  static constexpr int chunks = exact_accumulator<T>::chunk_count;
-  static constexpr int size = chunks + 4;
+  static constexpr std::size_t chunks = exact_accumulator<T>::chunk_count;
+  static constexpr std::size_t size = chunks + 4;
   std::array<std::int64_t, size> words{};
 
   exact_payload(exact_accumulator<T> acc, std::int64_t count) {
     acc.normalize();
-    for (int i = 0; i < chunks; ++i) words[i] = acc.chunk[i];
+    for (std::size_t i = 0; i < chunks; ++i) words[i] = acc.chunk[i];
     words[chunks] = (acc.flags & has_nan) != 0;
     words[chunks + 1] = (acc.flags & has_positive_infinity) != 0;
     words[chunks + 2] = (acc.flags & has_negative_infinity) != 0;
@@ -80,7 +80,7 @@ struct exact_payload {
   }
   exact_accumulator<T> accumulator() const {
     exact_accumulator<T> acc;
-    for (int i = 0; i < chunks; ++i) acc.chunk[i] = words[i];
+    for (std::size_t i = 0; i < chunks; ++i) acc.chunk[i] = words[i];
     acc.flags = (words[chunks] != 0 ? has_nan : 0u) | (words[chunks + 1] != 0 ? has_positive_infinity : 0u) |
                 (words[chunks + 2] != 0 ? has_negative_infinity : 0u);
     acc.normalize();
@@ -108,8 +108,8 @@ auto reduce_across(MPI_Comm comm, const View& x, Policy policy, const char* oper
   const auto local_count = static_cast<std::int64_t>(x.extent(0));
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
     exact_payload<ordo::detail::reduced_t<value_type>> payload(local, local_count);
-    check(MPI_Allreduce(MPI_IN_PLACE, payload.words.data(), payload.size, MPI_INT64_T, MPI_SUM, comm), operation,
-          "MPI_Allreduce");
+    check(MPI_Allreduce(MPI_IN_PLACE, payload.words.data(), static_cast<int>(payload.size), MPI_INT64_T, MPI_SUM, comm),
+          operation, "MPI_Allreduce");
     return payload;
   } else {
     std::array<double, 2> sum_and_count{static_cast<double>(ordo::detail::finish_sum<Out, Policy>(local)),
