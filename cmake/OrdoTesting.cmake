@@ -266,10 +266,13 @@ function(ordo_add_nvcc_tests)
 endfunction()
 
 # ordo_add_mpirun_test(name ranks command...): runs command under mpirun with `ranks` ranks, one
-# OpenMP thread each, and a timeout, so that a hanging rank fails the test.
+# OpenMP thread each, and a timeout, so that a hanging rank fails the test. LeakSanitizer is off
+# for these: Open MPI 4.1 leaves allocations behind at MPI_Finalize and unloads the components
+# that made them, so their leaks cannot be told from ordo's (the same kernels run leak-checked
+# in the single-process tests); AddressSanitizer's other checks and UBSan stay on.
 function(ordo_add_mpirun_test name ranks)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
                                 ${MPIEXEC_PREFLAGS} ${ARGN} ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${name} PROPERTIES TIMEOUT 180 PROCESSORS 2
-    ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;ORDO_TEST_THREADS=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+    ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;ORDO_TEST_THREADS=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;ASAN_OPTIONS=detect_leaks=0")
 endfunction()
