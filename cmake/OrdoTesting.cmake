@@ -178,9 +178,13 @@ function(ordo_add_consumer_tests dir)
     add_test(NAME consumer.${mode}
              COMMAND "${CMAKE_COMMAND}" -DSOURCE=${dir} -DBUILD=${build}
                      -DMODE=${mode} -DPREFIX=${prefix} -DORDO_SOURCE=${PROJECT_SOURCE_DIR}
-                     "-DARGS=${common}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
+                     -DEXPECT_MPI=${ORDO_HAS_MPI} "-DARGS=${common}"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
     set_tests_properties(consumer.${mode} PROPERTIES FIXTURES_REQUIRED ordo_installed)
     ordo_test_environment(consumer.${mode})
+    # consumer_mpi runs as a singleton MPI process; Open MPI needs these to run as root.
+    set_property(TEST consumer.${mode} APPEND PROPERTY ENVIRONMENT
+      "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endforeach()
   # The pure layer without Kokkos: no Kokkos_DIR, and find_package(Kokkos) disabled.
   set(core_common -G "${CMAKE_GENERATOR}" -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
