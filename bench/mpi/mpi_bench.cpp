@@ -102,8 +102,8 @@ int main(int argc, char* argv[]) {
         },
         seconds, 10);
     // The messages alone: the agreement and payload allreduces of both steps, on tiny inputs.
-    tensor tiny("tiny", 1, channels, 1, 1), tiny_y("tiny_y", 1, channels, 1, 1), tiny_dy("tiny_dy", 1, channels, 1, 1),
-        tiny_dx("tiny_dx", 1, channels, 1, 1);
+    tensor tiny("tiny", 2, channels, 1, 1), tiny_y("tiny_y", 2, channels, 1, 1), tiny_dy("tiny_dy", 2, channels, 1, 1),
+        tiny_dx("tiny_dx", 2, channels, 1, 1);
     Kokkos::deep_copy(tiny, 1.0f);
     const double messages = timed(
         [&] {
