@@ -19,6 +19,13 @@
 
 namespace {
 
+// Seconds with 9 significant digits (std::to_string keeps only microseconds).
+std::string seconds_text(double t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", t);
+  return text;
+}
+
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Median seconds of f over at least `rounds` rounds and `seconds` seconds, every rank doing the
@@ -62,7 +69,7 @@ int main(int argc, char* argv[]) {
                                                  MPI_COMM_WORLD); },
                              seconds / 4, 20);
       json += (n == 1 ? "" : ", ") + std::string("[") + std::to_string(n * sizeof(double)) + ", " +
-              std::to_string(t) + "]";
+              seconds_text(t) + "]";
     }
     json += "]";
 
@@ -112,8 +119,8 @@ int main(int argc, char* argv[]) {
           ordo::mpi::batch_norm_backward(MPI_COMM_WORLD, tiny_dy, tiny, gamma, saved, tiny_dx, dgamma, dbeta);
         },
         seconds / 2, 50);
-    json += ", \"channels\": " + std::to_string(channels) + ", \"local_step\": " + std::to_string(local) +
-            ", \"sync_step\": " + std::to_string(sync) + ", \"sync_tiny_step\": " + std::to_string(messages) + "}";
+    json += ", \"channels\": " + std::to_string(channels) + ", \"local_step\": " + seconds_text(local) +
+            ", \"sync_step\": " + seconds_text(sync) + ", \"sync_tiny_step\": " + seconds_text(messages) + "}";
     if (rank == 0) std::printf("%s\n", json.c_str());
   }
   MPI_Finalize();
