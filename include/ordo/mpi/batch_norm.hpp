@@ -26,6 +26,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace ordo::mpi {
 
@@ -165,6 +166,8 @@ nn::batch_norm_saved<typename XView::memory_space> forward_training(
   constexpr const char* op = "ordo::mpi::batch_norm_forward_training";
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
+  static_assert(std::is_same_v<typename YView::non_const_value_type, typename XView::non_const_value_type>,
+                "ordo::mpi::batch_norm_forward_training: y must have x's value type");
   const errors_return_scope scope(comm, op);
   // Every check a rank can fail on its own runs before the first collective call.
   nn::batch_norm_statistics<memory> local;
@@ -196,6 +199,9 @@ void backward(MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& 
   constexpr const char* op = "ordo::mpi::batch_norm_backward";
   using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
+  static_assert(std::is_same_v<typename DyView::non_const_value_type, typename XView::non_const_value_type> &&
+                    std::is_same_v<typename DxView::non_const_value_type, typename XView::non_const_value_type>,
+                "ordo::mpi::batch_norm_backward: dy and dx must have x's value type");
   const errors_return_scope scope(comm, op);
   nn::batch_norm_gradient_sums<memory> local;
   std::exception_ptr failure;
