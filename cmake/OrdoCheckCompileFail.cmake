@@ -1,8 +1,11 @@
-# cmake -DBUILD_DIR=... -DTARGET=... -DEXPECTED=text|text -P OrdoCheckCompileFail.cmake
-# Passes only when building TARGET fails and the diagnostics contain every expected text.
-execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD_DIR}" --target "${TARGET}"
-                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-if(result EQUAL 0)
+# cmake -DRECORD=<file> -DTARGET=<case> -DEXPECTED=text|text -P OrdoCheckCompileFail.cmake
+# Passes only when the build's compile of the case (recorded in RECORD by
+# OrdoCompileFailLauncher.cmake) failed and its diagnostics contain every expected text.
+if(NOT EXISTS "${RECORD}")
+  message(FATAL_ERROR "must-not-compile case ${TARGET}: no record ${RECORD}; build the project first")
+endif()
+file(READ "${RECORD}" output)
+if(output MATCHES "^exit status: 0\n")
   message(FATAL_ERROR "must-not-compile case ${TARGET} compiled")
 endif()
 string(REPLACE "|" ";" EXPECTED "${EXPECTED}")

@@ -3,6 +3,22 @@
 
 set(ORDO_TEST_THREADS 2 CACHE STRING "OpenMP threads the tests run with")
 
+# What a test build covers (docs/development.md, "Test scope"). Every check runs in at least one
+# CI preset; the checks that prove the same thing in any configuration run in one.
+set(ORDO_TEST_SPACES all CACHE STRING
+    "Execution spaces the kernel tests are instantiated for: all (every enabled space) or default (Kokkos::DefaultExecutionSpace)")
+set_property(CACHE ORDO_TEST_SPACES PROPERTY STRINGS all default)
+if(NOT ORDO_TEST_SPACES MATCHES "^(all|default)$")
+  message(FATAL_ERROR "ordo: ORDO_TEST_SPACES is '${ORDO_TEST_SPACES}'; expected all or default")
+endif()
+option(ORDO_TEST_VARIANTS "Rebuild tests for AVX2, FMA contraction and -ffast-math" ON)
+option(ORDO_TEST_DOCS "Compile and run the docs' code blocks, build the docs site, compile the planner with nvcc" ON)
+option(ORDO_TEST_INSTALL "Install ordo and build consumer projects against it" ON)
+option(ORDO_TEST_HEADERS "Compile every header alone" ON)
+option(ORDO_TEST_COMPILE_FAIL "Check the diagnostics of the must-not-compile cases" ON)
+option(ORDO_TEST_CORE "Build and run the pure layer's tests (ordo::core, ordo-plan)" ON)
+option(ORDO_TEST_MPI "Build and run the MPI layer's tests under mpirun (when MPI is found)" ON)
+
 # In a build whose Kokkos enables CUDA, nvcc compiles the targets that use Kokkos (Kokkos' compiler
 # launcher sends it every compile that carries Kokkos' flags; with nvcc_wrapper as the compiler,
 # every target). nvcc's front end rewrites functional casts such as T(0) and std::size_t{n} into
@@ -29,31 +45,58 @@ function(ordo_target_warnings target)
   endif()
 endfunction()
 
+# ordo_test_environment(test [THREADED]): the environment every test runs with. A THREADED test
+# (one that starts Kokkos' OpenMP threads) holds ORDO_TEST_THREADS of ctest's -j slots
+# (PROCESSORS), so ctest -j2 on 2 cores never runs two of them at once: oversubscribed, libgomp's
+# spinning barriers wait on descheduled threads (batch_norm_test took 52 s and mask_test 45 s
+# under ctest -j2 at 44fc0bb; alone, 2 s and 0.1 s).
 function(ordo_test_environment test)
+  cmake_parse_arguments(arg "THREADED" "" "" ${ARGN})
   set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
     "OMP_NUM_THREADS=${ORDO_TEST_THREADS}" "OMP_PROC_BIND=false"
-    "ORDO_TEST_THREADS=${ORDO_TEST_THREADS}")
+    "ORDO_TEST_THREADS=${ORDO_TEST_THREADS}" "ORDO_FIXTURE_DIR=${PROJECT_SOURCE_DIR}/tests/fixtures")
+  if(arg_THREADED)
+    set_property(TEST ${test} PROPERTY PROCESSORS ${ORDO_TEST_THREADS})
+  endif()
 endfunction()
 
-# ordo_add_test(name [KOKKOS] SOURCES ...): KOKKOS tests get the Kokkos-initializing main.
+# ordo_add_test(name [KOKKOS] SOURCES ...): KOKKOS tests get the Kokkos-initializing main
+# (ordo_test_main), the others doctest's own, compiled once for all of them (ordo_test_main_pure).
 function(ordo_add_test name)
   cmake_parse_arguments(arg "KOKKOS" "" "SOURCES" ${ARGN})
   add_executable(${name} ${arg_SOURCES})
   target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
   if(arg_KOKKOS)
     target_link_libraries(${name} PRIVATE ordo_test_main ordo::ordo doctest::doctest)
+    if(ORDO_TEST_SPACES STREQUAL "default")
+      target_compile_definitions(${name} PRIVATE ORDO_TEST_DEFAULT_SPACE_ONLY)
+    endif()
   else()
-    target_compile_definitions(${name} PRIVATE DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN)
-    target_link_libraries(${name} PRIVATE ordo::core doctest::doctest)
+    if(NOT TARGET ordo_test_main_pure)
+      add_library(ordo_test_main_pure OBJECT "${PROJECT_SOURCE_DIR}/tests/support/doctest_main.cpp")
+      target_link_libraries(ordo_test_main_pure PUBLIC doctest::doctest)
+      ordo_target_warnings(ordo_test_main_pure)
+    endif()
+    target_link_libraries(${name} PRIVATE ordo_test_main_pure ordo::core doctest::doctest)
   endif()
   ordo_target_warnings(${name})
   add_test(NAME ${name} COMMAND ${name})
-  ordo_test_environment(${name})
+  if(arg_KOKKOS)
+    ordo_test_environment(${name} THREADED)
+  else()
+    ordo_test_environment(${name})
+  endif()
 endfunction()
 
 # Every header, detail ones included, must compile alone; the pure layer (ordo/core.hpp and
 # ordo/core/) against ordo::core, which has no Kokkos, so a Kokkos include there fails the build.
+# The headers compile in the build phase, in parallel with everything else; the tests headers.<kind>
+# ask the build tool whether they are up to date (a no-op after a good build). No precompiled
+# header ever reaches these targets: they prove that each header brings what it needs.
 function(ordo_add_header_tests)
+  if(NOT ORDO_TEST_HEADERS)
+    return()
+  endif()
   file(GLOB_RECURSE headers RELATIVE "${PROJECT_SOURCE_DIR}/include"
        CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/include/ordo/*.hpp")
   set(pure_sources)
@@ -80,18 +123,18 @@ function(ordo_add_header_tests)
       list(APPEND kokkos_sources "${source}")
     endif()
   endforeach()
-  add_library(ordo_headers_pure OBJECT EXCLUDE_FROM_ALL ${pure_sources})
+  add_library(ordo_headers_pure OBJECT ${pure_sources})
   target_link_libraries(ordo_headers_pure PRIVATE ordo::core)
   ordo_target_warnings(ordo_headers_pure)
   set(kinds pure)
   if(TARGET ordo::ordo)
-    add_library(ordo_headers_kokkos OBJECT EXCLUDE_FROM_ALL ${kokkos_sources})
+    add_library(ordo_headers_kokkos OBJECT ${kokkos_sources})
     target_link_libraries(ordo_headers_kokkos PRIVATE ordo::ordo)
     ordo_target_warnings(ordo_headers_kokkos)
     list(APPEND kinds kokkos)
   endif()
   if(TARGET ordo::mpi)
-    add_library(ordo_headers_mpi OBJECT EXCLUDE_FROM_ALL ${mpi_sources})
+    add_library(ordo_headers_mpi OBJECT ${mpi_sources})
     target_link_libraries(ordo_headers_mpi PRIVATE ordo::mpi)
     ordo_target_warnings(ordo_headers_mpi)
     list(APPEND kinds mpi)
@@ -108,7 +151,14 @@ endfunction()
 #   // expect-gcc: text / expect-clang: text
 #   // expect-compiles                (proves the harness fails when a source compiles)
 #   // expect-harness-failure         (proves the harness fails on a different diagnostic)
+# Each case is an object target built in the build phase, in parallel, through a compiler launcher
+# (cmake/OrdoCompileFailLauncher.cmake) that runs the real compile command, records its exit
+# status and diagnostics, and lets the build go on. The test compile_fail.<case> then checks the
+# record (cmake/OrdoCheckCompileFail.cmake): the compile must have failed with every expected text.
 function(ordo_add_compile_fail_tests dir)
+  if(NOT ORDO_TEST_COMPILE_FAIL)
+    return()
+  endif()
   file(GLOB cases CONFIGURE_DEPENDS "${dir}/*.cpp")
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     set(compiler_key clang)
@@ -149,7 +199,8 @@ function(ordo_add_compile_fail_tests dir)
     if(needs_mpi AND NOT TARGET ordo::mpi)
       continue()
     endif()
-    add_library(${target} OBJECT EXCLUDE_FROM_ALL "${case}")
+    set(record "${CMAKE_CURRENT_BINARY_DIR}/compile_fail/${name}.log")
+    add_library(${target} OBJECT "${case}")
     if(needs_mpi)
       target_link_libraries(${target} PRIVATE ordo::mpi)
     elseif(needs_kokkos)
@@ -157,14 +208,16 @@ function(ordo_add_compile_fail_tests dir)
     else()
       target_link_libraries(${target} PRIVATE ordo::core)
     endif()
+    # The launcher replaces ccache for these: a failed compile is never cached anyway.
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-DRECORD=${record};-P;${PROJECT_SOURCE_DIR}/cmake/OrdoCompileFailLauncher.cmake;--")
     if(expect_compiles)
       list(APPEND expected "this text is never printed by a compiler")
     endif()
     string(REPLACE ";" "|" expected_arg "${expected}")
     add_test(NAME compile_fail.${name}
-             COMMAND "${CMAKE_COMMAND}" -DBUILD_DIR=${PROJECT_BINARY_DIR} -DTARGET=${target}
+             COMMAND "${CMAKE_COMMAND}" -DRECORD=${record} -DTARGET=${target}
                      "-DEXPECTED=${expected_arg}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoCheckCompileFail.cmake")
-    set_tests_properties(compile_fail.${name} PROPERTIES RESOURCE_LOCK ordo_build)
     if(expect_compiles OR harness_failure)
       set_tests_properties(compile_fail.${name} PROPERTIES WILL_FAIL TRUE)
     endif()
@@ -174,6 +227,9 @@ endfunction()
 # Builds and runs DIR as a separate project twice: against an installed ordo through
 # find_package(ordo), and through add_subdirectory of this source tree.
 function(ordo_add_consumer_tests dir)
+  if(NOT ORDO_TEST_INSTALL)
+    return()
+  endif()
   set(prefix "${CMAKE_CURRENT_BINARY_DIR}/consumer/install")
   set(common -G "${CMAKE_GENERATOR}" -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
              -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE} -DKokkos_DIR=${Kokkos_DIR} -DBoost_DIR=${Boost_DIR})
@@ -212,13 +268,21 @@ function(ordo_add_consumer_tests dir)
 endfunction()
 
 # Every ```cpp block of README.md and docs/*.md is a complete program: each is compiled and run,
-# so the documentation cannot drift from the code.
+# so the documentation cannot drift from the code. A page's blocks compile as one translation
+# unit, doc_<page> (doc_<page>_mpi for those that include <ordo/mpi.hpp>): each block in a
+# namespace of its own, its includes hoisted above them, with #line pointing diagnostics at the
+# Markdown, and a main that runs block N in its own process (doc_<page> N; test doc.<page>.N).
+# So a block's main must end with a return.
 function(ordo_add_doc_snippet_tests)
+  if(NOT ORDO_TEST_DOCS)
+    return()
+  endif()
   file(GLOB docs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/docs/*.md")
   list(PREPEND docs "${PROJECT_SOURCE_DIR}/README.md")
   foreach(doc IN LISTS docs)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${doc}")
     get_filename_component(doc_name "${doc}" NAME_WE)
+    file(RELATIVE_PATH doc_path "${PROJECT_SOURCE_DIR}" "${doc}")
     file(READ "${doc}" text)
     # Protect semicolons and brackets from CMake's list handling.
     string(REPLACE ";" "<ordo-semicolon>" text "${text}")
@@ -227,36 +291,90 @@ function(ordo_add_doc_snippet_tests)
     string(REPLACE "\n" ";" lines "${text}")
     set(inside OFF)
     set(count 0)
+    set(line_number 0)
+    foreach(kind plain mpi)
+      set(${kind}_blocks)
+      set(${kind}_includes)
+      set(${kind}_code "")
+    endforeach()
     foreach(line IN LISTS lines)
+      math(EXPR line_number "${line_number} + 1")
       if(NOT inside AND line MATCHES "^```cpp *$")
         set(inside ON)
         set(code "")
+        set(includes)
+        math(EXPR first_line "${line_number} + 1")
       elseif(inside AND line MATCHES "^``` *$")
         set(inside OFF)
         math(EXPR count "${count} + 1")
-        string(REPLACE "<ordo-semicolon>" ";" code "${code}")
-        string(REPLACE "<ordo-open>" "[" code "${code}")
-        string(REPLACE "<ordo-close>" "]" code "${code}")
-        set(name doc_${doc_name}_${count})
-        # Snippets that include <ordo/mpi.hpp> run under mpirun with 2 ranks when MPI is found.
-        string(FIND "${code}" "#include <ordo/mpi" uses_mpi)
-        if(uses_mpi GREATER -1 AND NOT TARGET ordo::mpi)
-          continue()
+        set(kind plain)
+        if(includes MATCHES "#include <ordo/mpi")
+          set(kind mpi)
         endif()
-        file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/doc_snippets/${name}.cpp" CONTENT "${code}" @ONLY)
-        add_executable(${name} "${CMAKE_CURRENT_BINARY_DIR}/doc_snippets/${name}.cpp")
-        ordo_target_warnings(${name})
-        if(uses_mpi GREATER -1)
-          target_link_libraries(${name} PRIVATE ordo::mpi)
-          ordo_add_mpirun_test(doc.${doc_name}.${count} 2 $<TARGET_FILE:${name}>)
-        else()
-          target_link_libraries(${name} PRIVATE ordo::ordo)
-          add_test(NAME doc.${doc_name}.${count} COMMAND ${name})
-          ordo_test_environment(doc.${doc_name}.${count})
-        endif()
+        list(APPEND ${kind}_blocks ${count})
+        list(APPEND ${kind}_includes ${includes})
+        string(APPEND ${kind}_code "namespace ordo_doc_block_${count} {\n#line ${first_line} \"${doc_path}\"\n"
+                                   "${code}}  // namespace ordo_doc_block_${count}\n\n")
+      elseif(inside AND line MATCHES "^[ \t]*#[ \t]*include")
+        # Hoisted above the namespaces; an empty line keeps #line right.
+        list(APPEND includes "${line}")
+        string(APPEND code "\n")
       elseif(inside)
         string(APPEND code "${line}\n")
       endif()
+    endforeach()
+    foreach(kind plain mpi)
+      if(NOT ${kind}_blocks OR (kind STREQUAL "mpi" AND (NOT TARGET ordo::mpi OR NOT ORDO_TEST_MPI)))
+        continue()
+      endif()
+      set(name doc_${doc_name})
+      if(kind STREQUAL "mpi")
+        set(name doc_${doc_name}_mpi)
+      endif()
+      list(REMOVE_DUPLICATES ${kind}_includes)
+      list(JOIN ${kind}_includes "\n" include_lines)
+      list(JOIN ${kind}_blocks ", " block_list)
+      set(cases "")
+      foreach(block IN LISTS ${kind}_blocks)
+        string(APPEND cases "    case ${block}: return ordo_doc_run(ordo_doc_block_${block}::main, argc, argv);\n")
+      endforeach()
+      string(CONCAT source "// Generated by cmake/OrdoTesting.cmake from the cpp blocks of ${doc_path}: run as ${name} N.\n"
+                 "${include_lines}\n\n#include <cstdio>\n#include <cstdlib>\n#include <type_traits>\n\n"
+                 "template <class Main>\nint ordo_doc_run(Main main, int argc, char** argv) {\n"
+                 "  if constexpr (std::is_invocable_v<Main, int, char**>) {\n    return main(argc, argv)<ordo-semicolon>\n"
+                 "  } else {\n    return main()<ordo-semicolon>\n  }\n}\n\n"
+                 "${${kind}_code}")
+      # Diagnostics in what follows point at the generated file again.
+      string(REGEX MATCHALL "\n" newlines "${source}")
+      list(LENGTH newlines line_count)
+      math(EXPR line_count "${line_count} + 2")
+      string(APPEND source "#line ${line_count} \"${name}.cpp\"\n"
+                 "int main(int argc, char** argv) {\n"
+                 "  const int block = argc > 1 ? std::atoi(argv<ordo-open>1<ordo-close>) : 0<ordo-semicolon>\n"
+                 "  if (block > 0) {\n    argv<ordo-open>1<ordo-close> = argv<ordo-open>0<ordo-close><ordo-semicolon>\n"
+                 "    --argc<ordo-semicolon>\n    ++argv<ordo-semicolon>\n  }\n"
+                 "  switch (block) {\n${cases}    default: break<ordo-semicolon>\n  }\n"
+                 "  std::fprintf(stderr, \"usage: %s N, N a cpp block of ${doc_path}: ${block_list}\\n\", argv<ordo-open>0<ordo-close>)<ordo-semicolon>\n"
+                 "  return 2<ordo-semicolon>\n}\n")
+      string(REPLACE "<ordo-semicolon>" ";" source "${source}")
+      string(REPLACE "<ordo-open>" "[" source "${source}")
+      string(REPLACE "<ordo-close>" "]" source "${source}")
+      file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/doc_snippets/${name}.cpp" CONTENT "${source}" @ONLY)
+      add_executable(${name} "${CMAKE_CURRENT_BINARY_DIR}/doc_snippets/${name}.cpp")
+      if(kind STREQUAL "mpi")
+        target_link_libraries(${name} PRIVATE ordo::mpi)
+      else()
+        target_link_libraries(${name} PRIVATE ordo::ordo)
+      endif()
+      ordo_target_warnings(${name})
+      foreach(block IN LISTS ${kind}_blocks)
+        if(kind STREQUAL "mpi")
+          ordo_add_mpirun_test(doc.${doc_name}.${block} 2 $<TARGET_FILE:${name}> ${block})
+        else()
+          add_test(NAME doc.${doc_name}.${block} COMMAND ${name} ${block})
+          ordo_test_environment(doc.${doc_name}.${block} THREADED)
+        endif()
+      endforeach()
     endforeach()
   endforeach()
 endfunction()
@@ -264,6 +382,9 @@ endfunction()
 # Where the CUDA toolkit is installed, nvcc compiles the pure layer (planner and its compile-time
 # facts) as CUDA C++. The Kokkos layer needs a CUDA-enabled Kokkos: see the cuda preset.
 function(ordo_add_nvcc_tests)
+  if(NOT ORDO_TEST_DOCS)
+    return()
+  endif()
   find_program(ORDO_NVCC nvcc PATHS /usr/local/cuda/bin)
   if(NOT ORDO_NVCC)
     return()

@@ -2,6 +2,7 @@
 #include <ordo/nn/batch_norm.hpp>
 
 #include "support/execution_spaces.hpp"
+#include "support/fixtures.hpp"
 
 #include <array>
 #include <cmath>
@@ -24,10 +25,6 @@
 
 #include "support/cpu_requirements.hpp"
 
-#ifndef ORDO_FIXTURE_DIR
-#error "ORDO_FIXTURE_DIR must name tests/fixtures"
-#endif
-
 namespace {
 
 // A case written by scripts/make_batch_norm_fixtures.py from PyTorch 1.13.
@@ -39,7 +36,7 @@ struct fixture {
 };
 
 fixture read_fixture(const std::string& name) {
-  std::ifstream in(std::string(ORDO_FIXTURE_DIR) + "/batch_norm/" + name + ".txt");
+  std::ifstream in(ordo_test::fixture_path("batch_norm/" + name + ".txt"));
   if (!in) throw std::runtime_error("cannot open fixture " + name);
   fixture f;
   f.name = name;

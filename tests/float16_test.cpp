@@ -1,5 +1,7 @@
 #include <ordo/precision.hpp>
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,10 +11,6 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
-
-#ifndef ORDO_FIXTURE_DIR
-#error "ORDO_FIXTURE_DIR must name tests/fixtures"
-#endif
 
 namespace {
 
@@ -164,7 +162,7 @@ void check_rounding_boundaries() {
 // tests/fixtures/float16/make_fixtures.py.
 template <class T>
 void check_against_peer(const std::string& file) {
-  std::ifstream in(std::string(ORDO_FIXTURE_DIR) + "/float16/" + file);
+  std::ifstream in(ordo_test::fixture_path("float16/" + file));
   REQUIRE(in.good());
   std::string line;
   int checked = 0, nans = 0;

@@ -2,7 +2,11 @@
 #define ORDO_TESTS_SUPPORT_EXECUTION_SPACES_HPP
 
 // Kernel tests are written once with TEST_CASE_TEMPLATE_DEFINE(name, ExecutionSpace, id) and
-// instantiated with ORDO_TEST_ALL_SPACES(id) for every space the found Kokkos enables.
+// instantiated with ORDO_TEST_ALL_SPACES(id) for every space the found Kokkos enables, or, where
+// the build defines ORDO_TEST_DEFAULT_SPACE_ONLY (the CMake cache variable ORDO_TEST_SPACES=default),
+// for Kokkos::DefaultExecutionSpace alone: every space costs a full instantiation of each case, and
+// one preset instantiating them all is enough (docs/development.md). Cases that compare Serial with
+// OpenMP bit for bit name both spaces themselves and run in every build.
 
 #include <ordo/kernels/execution.hpp>
 
@@ -13,7 +17,11 @@
 #include <tuple>
 
 namespace ordo_test {
+#if defined(ORDO_TEST_DEFAULT_SPACE_ONLY)
+using execution_spaces = std::tuple<Kokkos::DefaultExecutionSpace>;
+#else
 using execution_spaces = boost::mp11::mp_rename<ordo::enabled_execution_spaces, std::tuple>;
+#endif
 }
 
 #if defined(KOKKOS_ENABLE_SERIAL)
