@@ -234,8 +234,9 @@ void loss_scaling() {
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   std::printf("Question 10: reduced precision, its benefits and problems\n");
-  std::printf("bytes per value: float %zu, half %zu, bfloat16 %zu (static_assert)\n", sizeof(float), sizeof(half),
-              sizeof(bfloat16));
+  // ordo::half spelled out: CUDA's headers declare a ::half of their own.
+  std::printf("bytes per value: float %zu, half %zu, bfloat16 %zu (static_assert)\n", sizeof(float),
+              sizeof(ordo::half), sizeof(ordo::bfloat16));
   range_and_precision();
   bytes_and_speed();
   accumulation();

@@ -99,7 +99,6 @@ bool try_cublas_gemm(const Kokkos::Cuda& space, T alpha, const AView& a, const B
   return true;
 }
 
-
 // C = alpha A B + beta C for a C with one row or one column, as cuBLAS GEMV (a 1 x 1 C too: cuBLAS'
 // DOT returns its result to the host or to device memory without alpha and beta, GEMV applies
 // them in the same call). False when the layouts do not suit cuBLAS or the shape is no vector
@@ -110,35 +109,39 @@ bool try_cublas_vector_product(const Kokkos::Cuda& space, T alpha, const AView& 
   const std::size_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
   if (vector_product_of(m, k, n) == vector_product::none || m > INT_MAX || k > INT_MAX || n > INT_MAX) return false;
   const bool column = n == 1;
-  const auto& matrix = column ? a : b;  // the row case computes c^T = B^T a^T
   int inc_x = 1, inc_y = 1;
   if (column ? !blas_increment(b, 0, inc_x) || !blas_increment(c, 0, inc_y)
              : !blas_increment(a, 1, inc_x) || !blas_increment(c, 1, inc_y)) {
     return false;
   }
-  const blas_operand d = describe_for_blas(matrix);
-  if (!d.usable) return false;
   const T* x = column ? b.data() : a.data();
-  const int rows = static_cast<int>(matrix.extent(0)), cols = static_cast<int>(matrix.extent(1));
-  // Column: y = M x with M = a (rows x cols). Row: y = M^T x with M = b (rows x cols).
-  const bool transpose = column == d.transposed;
-  const int blas_rows = d.transposed ? cols : rows, blas_cols = d.transposed ? rows : cols;
-  cublasHandle_t handle = cublas_handle();
-  cublasSetStream(handle, space.cuda_stream());
-  const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasStatus_t status;
-  if constexpr (std::is_same_v<T, float>) {
-    status = cublasSgemv(handle, op, blas_rows, blas_cols, &alpha, matrix.data(), d.ld, x, inc_x, &beta, c.data(),
-                         inc_y);
-  } else {
-    status = cublasDgemv(handle, op, blas_rows, blas_cols, &alpha, matrix.data(), d.ld, x, inc_x, &beta, c.data(),
-                         inc_y);
-  }
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string("ordo::gemm: cuBLAS ") + (std::is_same_v<T, float> ? "Sgemv" : "Dgemv") +
-                             " failed with status " + std::to_string(static_cast<int>(status)));
-  }
-  return true;
+  // The matrix is a in the column case and b in the row case (c^T = B^T a^T). a and b may be Views
+  // of different types (layouts, subviews), so each case instantiates the call for its own.
+  const auto gemv = [&](const auto& matrix) {
+    const blas_operand d = describe_for_blas(matrix);
+    if (!d.usable) return false;
+    const int rows = static_cast<int>(matrix.extent(0)), cols = static_cast<int>(matrix.extent(1));
+    // Column: y = M x with M = a (rows x cols). Row: y = M^T x with M = b (rows x cols).
+    const bool transpose = column == d.transposed;
+    const int blas_rows = d.transposed ? cols : rows, blas_cols = d.transposed ? rows : cols;
+    cublasHandle_t handle = cublas_handle();
+    cublasSetStream(handle, space.cuda_stream());
+    const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t status;
+    if constexpr (std::is_same_v<T, float>) {
+      status = cublasSgemv(handle, op, blas_rows, blas_cols, &alpha, matrix.data(), d.ld, x, inc_x, &beta, c.data(),
+                           inc_y);
+    } else {
+      status = cublasDgemv(handle, op, blas_rows, blas_cols, &alpha, matrix.data(), d.ld, x, inc_x, &beta, c.data(),
+                           inc_y);
+    }
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      throw std::runtime_error(std::string("ordo::gemm: cuBLAS ") + (std::is_same_v<T, float> ? "Sgemv" : "Dgemv") +
+                               " failed with status " + std::to_string(static_cast<int>(status)));
+    }
+    return true;
+  };
+  return column ? gemv(a) : gemv(b);
 }
 
 }  // namespace ordo::detail
