@@ -45,7 +45,9 @@ function(ordo_target_warnings target)
   endif()
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wnon-virtual-dtor -Werror)
   if(nvcc)
-    target_compile_options(${target} PRIVATE -Werror=cross-execution-space-call)
+    # -Werror reaches the host compiler only; nvcc's own warnings (its front end's) fail the build
+    # through all-warnings.
+    target_compile_options(${target} PRIVATE -Werror=cross-execution-space-call -Werror=all-warnings)
   else()
     target_compile_options(${target} PRIVATE -Wold-style-cast)
   endif()

@@ -48,10 +48,12 @@
 #endif
 #endif
 
-// Full unrolling of fixed-size loops is what lets accumulators live in registers.
+// Full unrolling of fixed-size loops is what lets accumulators live in registers. nvcc's front end
+// reads host code first: it does not know `GCC unroll` (warning #1675-D), and a plain `unroll` it
+// hands to g++, which warns in turn; so nvcc's host pass gets no hint.
 #if ORDO_DEVICE_COMPILE || defined(__clang__)
 #define ORDO_IMPL_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !ORDO_GPU_COMPILER
 #define ORDO_IMPL_UNROLL _Pragma("GCC unroll 64")
 #else
 #define ORDO_IMPL_UNROLL
