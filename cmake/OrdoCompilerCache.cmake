@@ -2,8 +2,7 @@
 # was chosen (CMAKE_CXX_COMPILER_LAUNCHER). Keyed so that a build of the same sources in another
 # clone, in another folder, finds the cache of the first:
 #   CCACHE_BASEDIR   paths under the source tree are hashed (and passed) relative to the build folder;
-#   CCACHE_NOHASHDIR the build folder itself is not hashed (it would be, with -g, for debug info);
-#   CCACHE_SLOPPINESS pch_defines,time_macros: allows precompiled headers to be cached.
+#   CCACHE_NOHASHDIR the build folder itself is not hashed (it would be, with -g, for debug info).
 # The tests take their fixture folder from the environment, not a compile definition, for the
 # same reason. -DORDO_USE_CCACHE=OFF turns it off.
 option(ORDO_USE_CCACHE "Compile ordo's tests, examples and tools through ccache when it is found" ON)
@@ -16,5 +15,5 @@ if(NOT ORDO_CCACHE)
   return()
 endif()
 set(CMAKE_CXX_COMPILER_LAUNCHER
-    "${CMAKE_COMMAND};-E;env;CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};CCACHE_NOHASHDIR=1;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${ORDO_CCACHE}")
+    "${CMAKE_COMMAND};-E;env;CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};CCACHE_NOHASHDIR=1;${ORDO_CCACHE}")
 message(STATUS "ordo: compiling through ${ORDO_CCACHE}")

@@ -158,7 +158,7 @@ TEST_CASE_TEMPLATE_DEFINE("each space has its name, and is a host space exactly 
   }
 }
 // Facts about each space, so every enabled space, whatever ORDO_TEST_SPACES asks of kernel tests.
-TEST_CASE_TEMPLATE_APPLY(space_id, boost::mp11::mp_rename<ordo::enabled_execution_spaces, std::tuple>);
+TEST_CASE_TEMPLATE_APPLY(space_id, ordo_test::every_enabled_space);
 
 TEST_CASE("a type that is no enabled execution space is named unknown") {
   static_assert(ordo::execution_space_name<int>() == "unknown");

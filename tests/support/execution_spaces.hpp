@@ -17,10 +17,11 @@
 #include <tuple>
 
 namespace ordo_test {
+using every_enabled_space = boost::mp11::mp_rename<ordo::enabled_execution_spaces, std::tuple>;
 #if defined(ORDO_TEST_DEFAULT_SPACE_ONLY)
 using execution_spaces = std::tuple<Kokkos::DefaultExecutionSpace>;
 #else
-using execution_spaces = boost::mp11::mp_rename<ordo::enabled_execution_spaces, std::tuple>;
+using execution_spaces = every_enabled_space;
 #endif
 }
 
