@@ -152,6 +152,14 @@ function(ordo_add_header_tests)
              COMMAND "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target ordo_headers_${kind})
     set_tests_properties(headers.${kind} PROPERTIES RESOURCE_LOCK ordo_build)
   endforeach()
+  # Which layer may include which (docs/architecture.md, "Layers"), and no include cycles.
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME headers.layers COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tests/layering/check_layers.py"
+                                         "${PROJECT_SOURCE_DIR}/include")
+  else()
+    message(STATUS "ordo: Python 3 not found; headers.layers (the layering check) is not registered")
+  endif()
 endfunction()
 
 # Each source in DIR is a must-not-compile case. Its comments name the diagnostic text expected:

@@ -7,6 +7,8 @@
 //   3. accumulation error: a long float sum, added left to right.
 // (Ill-conditioning, the fourth cause, is a property of the problem rather than of the
 // arithmetic, and no kernel can remove it; it is not shown here.)
+#include "support/harness.hpp"
+
 #include <ordo/kernels/reduce.hpp>
 #include <ordo/nn/batch_norm.hpp>
 #include <ordo/nn/softmax.hpp>
@@ -22,14 +24,8 @@
 
 namespace {
 
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::wrong_results;
 
 using host_space = Kokkos::DefaultHostExecutionSpace;
 

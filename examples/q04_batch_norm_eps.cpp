@@ -8,6 +8,8 @@
 // What eps is not: a regularizer, or noise. It is a fixed number in a deterministic formula. For
 // a channel with variance var it scales every normalized value by the same factor
 // sqrt(var / (var + eps)) = 1 - eps / (2 var) + O(eps^2): a tiny, uniform, repeatable shrink.
+#include "support/harness.hpp"
+
 #include <ordo/nn/batch_norm.hpp>
 
 #include <algorithm>
@@ -20,14 +22,8 @@
 
 namespace {
 
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::wrong_results;
 
 using host_matrix = Kokkos::View<double**, Kokkos::HostSpace>;
 using host_vector = Kokkos::View<double*, Kokkos::HostSpace>;

@@ -6,6 +6,8 @@
 // parallel runtime. This example predicts the peak temporary memory of a matrix-chain plan at
 // compile time, then records every allocation Kokkos makes while ordo evaluates that chain
 // (Kokkos Tools' allocate/deallocate callbacks, present in Kokkos 3.4 and 4.x alike) and compares.
+#include "support/harness.hpp"
+
 #include <ordo/ordo.hpp>
 
 #include <algorithm>
@@ -21,14 +23,8 @@
 
 namespace {
 
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::wrong_results;
 
 // Live and peak bytes per allocation label, from Kokkos Tools' hooks. Kokkos may call the hooks
 // from several host threads at once (OpenMP threads growing their team scratch), hence the mutex.

@@ -5,6 +5,8 @@
 // (bfloat16 keeps 8 significant bits, so 256 + 1 == 256), sums that stall when accumulated in 16
 // bits, and small gradients that flush to zero. Remedies shown: float accumulation and loss
 // scaling (ordo::nn::loss_scaler); master weights are in docs/precision.md.
+#include "support/harness.hpp"
+
 #include <ordo/core/float16.hpp>
 #include <ordo/kernels/reduce.hpp>
 #include <ordo/nn/loss_scaler.hpp>
@@ -22,14 +24,9 @@
 
 namespace {
 
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::median_time;
+using ordo_examples::wrong_results;
 
 using ordo::bfloat16;
 using ordo::half;
@@ -50,17 +47,6 @@ static_assert(half(2048.0f + 1.0f) == 2048.0f);
 // Underflow: half's smallest subnormal is 2^-24; below half of it a value becomes 0.
 static_assert(half(0x1p-24f) == 0x1p-24f && half(0x1p-26f) == 0.0f);
 
-template <class F>
-double median_milliseconds(F&& f, int repetitions) {
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(times.begin(), times.begin() + repetitions / 2, times.end());
-  return times[static_cast<std::size_t>(repetitions / 2)];
-}
 
 void range_and_precision() {
   std::printf("\n== Range and precision (static_asserts, printed) ==\n");
@@ -107,10 +93,10 @@ void bytes_and_speed() {
   }
   std::printf("View bytes: float %zu, bfloat16 %zu\n", x32.span() * sizeof(float), x16.span() * sizeof(bfloat16));
   float s32 = 0, s16 = 0;
-  const double t32 = median_milliseconds([&] { s32 = ordo::sum(x32, ordo::summation::pairwise); }, 5);
-  const double t16 = median_milliseconds([&] { s16 = ordo::sum(x16, ordo::summation::pairwise); }, 5);
-  const double e32 = median_milliseconds([&] { s32 = ordo::sum(x32, ordo::summation::exact); }, 5);
-  const double e16 = median_milliseconds([&] { s16 = ordo::sum(x16, ordo::summation::exact); }, 5);
+  const double t32 = median_time<std::milli>([&] { s32 = ordo::sum(x32, ordo::summation::pairwise); }, 5);
+  const double t16 = median_time<std::milli>([&] { s16 = ordo::sum(x16, ordo::summation::pairwise); }, 5);
+  const double e32 = median_time<std::milli>([&] { s32 = ordo::sum(x32, ordo::summation::exact); }, 5);
+  const double e16 = median_time<std::milli>([&] { s16 = ordo::sum(x16, ordo::summation::exact); }, 5);
   std::printf("ordo::sum, pairwise: float %.3f ms, bfloat16 %.3f ms (float time / bfloat16 time: %.2f)\n", t32, t16, t32 / t16);
   std::printf("ordo::sum, exact:    float %.3f ms, bfloat16 %.3f ms (%.2f); both give %.9g\n", e32, e16, e32 / e16,
               static_cast<double>(s16));
@@ -125,8 +111,8 @@ void bytes_and_speed() {
       l16(r, c) = x16(r * classes + c);
     }
   }
-  const double s_t32 = median_milliseconds([&] { ordo::nn::softmax(l32, p32); }, 3);
-  const double s_t16 = median_milliseconds([&] { ordo::nn::softmax(l16, p16); }, 3);
+  const double s_t32 = median_time<std::milli>([&] { ordo::nn::softmax(l32, p32); }, 3);
+  const double s_t16 = median_time<std::milli>([&] { ordo::nn::softmax(l16, p16); }, 3);
   std::printf("ordo::nn::softmax %zux%zu: float %.3f ms, bfloat16 %.3f ms (%.2f)\n", rows, classes, s_t32, s_t16,
               s_t32 / s_t16);
   std::printf("(times on this CPU, not asserted: 16-bit storage halves the bytes moved, but a CPU without\n"

@@ -5,6 +5,8 @@
 // Kahan/Neumaier compensation to about 2u, and an exact superaccumulator to nothing at all: the
 // correctly rounded mean, with the same bits on any number of threads, any backend, any order.
 // This example measures all of them against an oracle that uses no floating point.
+#include "support/harness.hpp"
+
 #include <ordo/kernels/reduce.hpp>
 
 #include <algorithm>
@@ -18,14 +20,8 @@
 
 namespace {
 
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::wrong_results;
 
 // unsigned __int128 is a GCC/Clang extension; __extension__ tells -Wpedantic that it is meant.
 __extension__ typedef unsigned __int128 uint128;

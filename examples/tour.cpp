@@ -2,10 +2,21 @@
 // (examples/q01_chain_order.cpp ... examples/q12_mask.cpp, described in docs/questions.md), one
 // short stop per interview question, in a few seconds.
 //
-// Every printed claim is also checked against an independent oracle (closed-form arithmetic,
-// brute force, integer or long double references written here, never a value copied from ordo's
-// output): a wrong result is reported and fails the run. Compile-time claims are static_asserts,
-// so a tour that builds has already proved them. Times are printed, never tested.
+// Where a stop shows what a question's example shows, it calls that example's code in
+// examples/support/ (Q1, Q2, Q5, Q6, Q7, Q12) and prints a shorter summary; the other stops
+// compute their own, smaller cases. Every printed claim is also checked against an independent
+// oracle (closed-form arithmetic, brute force, integer or long double references, never a value
+// copied from ordo's output): a wrong result is reported and fails the run. Compile-time claims
+// are static_asserts, so a tour that builds has already proved them. Times are printed, never
+// tested.
+#include "support/harness.hpp"
+#include "support/q01_chain_order.hpp"
+#include "support/q02_chain_dp.hpp"
+#include "support/q05_roofline.hpp"
+#include "support/q06_intractable.hpp"
+#include "support/q07_bptt.hpp"
+#include "support/q12_mask.hpp"
+
 #include <ordo/ordo.hpp>
 
 #include <algorithm>
@@ -14,151 +25,44 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <numbers>
 #include <random>
-#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace {
 
-// Every result the tour prints is also checked; a wrong one is reported and fails the run.
-int wrong_results = 0;
-
-void expect(bool correct, const std::string& what) {
-  if (!correct) {
-    std::fprintf(stderr, "WRONG: %s\n", what.c_str());
-    ++wrong_results;
-  }
-}
+using ordo_examples::expect;
+using ordo_examples::median_time;
+using ordo_examples::milliseconds_since;
 
 void stop(const char* title) { std::printf("\n== %s ==\n", title); }
 void more(const char* where) { std::printf("more: %s\n", where); }
 
-using host = Kokkos::DefaultHostExecutionSpace;  // for matrices filled element by element
-
-// Median wall time of f over repeated runs, in units of Period (std::micro, std::milli).
-template <class Period, class F>
-double median_time(F&& f, int repetitions) {
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, Period>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(times.begin(), times.begin() + repetitions / 2, times.end());
-  return times[static_cast<std::size_t>(repetitions / 2)];
-}
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 // ---------------------------------------------------------------------------------------------
-// Q1: the seed chain. Closed-form costs, written out, against the compile-time plan.
-namespace q1 {
-using A = ordo::shape<100, 5>;
-using B = ordo::shape<5, 200>;
-using C = ordo::shape<200, 20>;
-constexpr auto& plan = ordo::chain_plan_v<A, B, C>;
-constexpr std::uint64_t ab_then_c = 100 * 5 * 200 + 100 * 200 * 20;  // 100,000 + 400,000
-constexpr std::uint64_t a_then_bc = 5 * 200 * 20 + 100 * 5 * 20;     //  20,000 +  10,000
-static_assert(ab_then_c == 500'000 && a_then_bc == 30'000);
-static_assert(plan.left_to_right_cost() == ab_then_c && plan.cost() == a_then_bc);
-static_assert(plan.flops() == 2 * a_then_bc && plan.order() == "(A1(A2A3))");
-// The widely quoted "1,000,000 vs 50,000": 50,000 is neither unit for A(BC).
-static_assert(plan.cost() != 50'000 && plan.flops() != 50'000);
-// The only intermediate of A(BC) is BC, 5x20; (AB)C would form AB, 100x200.
-static_assert(plan.peak_temporary_elements() == 5 * 20);
-
-template <std::size_t R, std::size_t K>
-ordo::matrix<double, R, K, host> random_small_integers(std::mt19937& rng, std::vector<std::int64_t>& copy) {
-  // Integers in [-3, 3]: every sum below is an integer far below 2^53, exact in double in any order.
-  std::uniform_int_distribution<int> value(-3, 3);
-  ordo::matrix<double, R, K, host> m;
-  copy.resize(R * K);
-  for (std::size_t i = 0; i < R; ++i) {
-    for (std::size_t j = 0; j < K; ++j) {
-      copy[i * K + j] = value(rng);
-      m(i, j) = static_cast<double>(copy[i * K + j]);
-    }
-  }
-  return m;
-}
-
-void run() {
+// Q1: the seed chain, its closed-form costs proved against the compile-time plan in
+// support/q01_chain_order.hpp, and both orders run and checked against an integer product.
+void chain_order() {
+  using namespace ordo_examples::q01;
   stop("Q1 — which order for ABC, with A 100x5, B 5x200, C 200x20?");
   std::printf("(AB)C: 100*5*200 + 100*200*20 = %6llu multiplications (%7llu FLOPs), forms AB, 100x200\n",
               static_cast<unsigned long long>(ab_then_c), static_cast<unsigned long long>(2 * ab_then_c));
   std::printf("A(BC): 5*200*20 + 100*5*20    = %6llu multiplications (%7llu FLOPs), forms BC, 5x20\n",
-              static_cast<unsigned long long>(a_then_bc), static_cast<unsigned long long>(2 * a_then_bc));
+              static_cast<unsigned long long>(b_then_a), static_cast<unsigned long long>(2 * b_then_a));
   std::printf("ordo's compile-time plan: %.*s, %.1fx fewer multiplications (the often quoted\n"
               "\"1,000,000 vs 50,000\" mixes units: A(BC) is 30,000 multiplications or 60,000 FLOPs)\n",
               static_cast<int>(plan.order().size()), plan.order().data(),
-              static_cast<double>(ab_then_c) / static_cast<double>(a_then_bc));
-
-  std::mt19937 rng(1);
-  std::vector<std::int64_t> ai, bi, ci;
-  const auto a = random_small_integers<100, 5>(rng, ai);
-  const auto b = random_small_integers<5, 200>(rng, bi);
-  const auto c = random_small_integers<200, 20>(rng, ci);
-  ordo::matrix<double, 100, 200, host> ab(ordo::uninitialized);
-  ordo::matrix<double, 5, 20, host> bc(ordo::uninitialized);
-  ordo::matrix<double, 100, 20, host> r_left(ordo::uninitialized), r_right(ordo::uninitialized),
-      r_planned(ordo::uninitialized);
-  const auto left_first = [&] {
-    ordo::gemm(1.0, a, b, 0.0, ab);
-    ordo::gemm(1.0, ab, c, 0.0, r_left);
-    Kokkos::fence();
-  };
-  const auto right_first = [&] {
-    ordo::gemm(1.0, b, c, 0.0, bc);
-    ordo::gemm(1.0, a, bc, 0.0, r_right);
-    Kokkos::fence();
-  };
-  auto expression = a * b * c;  // lazy, planned by the compiler
-  static_assert(decltype(expression)::order() == "(A1(A2A3))" && decltype(expression)::cost() == a_then_bc);
-  const auto planned = [&] {
-    r_planned = expression;
-    Kokkos::fence();
-  };
-  left_first();
-  right_first();
-  planned();
-  const double t_left = median_time<std::micro>(left_first, 201);
-  const double t_right = median_time<std::micro>(right_first, 201);
-  const double t_planned = median_time<std::micro>(planned, 201);
+              static_cast<double>(ab_then_c) / static_cast<double>(b_then_a));
+  const orders_result r = evaluate_both_orders(201);
   std::printf("measured (double, median of 201): (AB)C %.1f us, A(BC) %.1f us (%.1fx faster), a * b * c %.1f us\n",
-              t_left, t_right, t_left / t_right, t_planned);
-
-  // Oracle: the product in 64-bit integers by a plain triple loop, in the (AB)C order.
-  std::vector<std::int64_t> abi(100 * 200, 0), reference(100 * 20, 0);
-  for (std::size_t i = 0; i < 100; ++i) {
-    for (std::size_t k = 0; k < 5; ++k) {
-      for (std::size_t j = 0; j < 200; ++j) abi[i * 200 + j] += ai[i * 5 + k] * bi[k * 200 + j];
-    }
-  }
-  for (std::size_t i = 0; i < 100; ++i) {
-    for (std::size_t k = 0; k < 200; ++k) {
-      for (std::size_t j = 0; j < 20; ++j) reference[i * 20 + j] += abi[i * 200 + k] * ci[k * 20 + j];
-    }
-  }
-  std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < 100; ++i) {
-    for (std::size_t j = 0; j < 20; ++j) {
-      const double want = static_cast<double>(reference[i * 20 + j]);
-      if (r_left(i, j) != want || r_right(i, j) != want || r_planned(i, j) != want) ++mismatches;
-    }
-  }
-  std::printf("all three equal an integer triple loop in all 2000 entries: %s\n", mismatches == 0 ? "yes" : "NO");
-  expect(mismatches == 0, "both orders and a * b * c must equal the integer product");
+              r.left_microseconds, r.right_microseconds, r.left_microseconds / r.right_microseconds,
+              r.planned_microseconds);
+  std::printf("all three equal an integer triple loop in all 2000 entries: %s\n", r.mismatches == 0 ? "yes" : "NO");
+  expect(r.mismatches == 0, "both orders and a * b * c must equal the integer product");
   more("examples/q01_chain_order.cpp");
 }
-}  // namespace q1
 
 // ---------------------------------------------------------------------------------------------
 // Q1 at scale: h^T * h * x written as it reads. Returns the GFLOP/s of the left-to-right GEMM.
@@ -209,71 +113,14 @@ double h_transpose_h_x() {
 
 // ---------------------------------------------------------------------------------------------
 // Q2 and Q6: trees against DP work, a brute force, and a 1000-matrix chain at run time.
-namespace q2 {
-// Catalan numbers by Segner's recurrence C(k+1) = sum C(i) C(k-i), checked against OEIS A000108.
-constexpr std::array<std::uint64_t, 31> catalan = [] {
-  std::array<std::uint64_t, 31> c{};
-  c[0] = 1;
-  for (std::size_t k = 0; k + 1 < c.size(); ++k) {
-    for (std::size_t i = 0; i <= k; ++i) c[k + 1] += c[i] * c[k - i];
-  }
-  return c;
-}();
-static_assert(catalan[5] == 42 && catalan[10] == 16'796 && catalan[11] == 58'786);
-static_assert(catalan[19] == 1'767'263'190 && catalan[20] == 6'564'120'420);
-static_assert(catalan[29] == 1'002'242'216'651'368 && catalan[30] == 3'814'986'502'092'304);
-
-// The DP's candidate splits, closed form, and counted as its three loops visit them.
-constexpr std::uint64_t dp_splits(std::uint64_t n) { return (n * n * n - n) / 6; }
-constexpr std::uint64_t count_dp_splits(std::uint64_t n) {
-  std::uint64_t count = 0;
-  for (std::uint64_t length = 2; length <= n; ++length) {
-    for (std::uint64_t i = 1; i + length - 1 <= n; ++i) count += length - 1;
-  }
-  return count;
-}
-static_assert(dp_splits(20) == 1330 && count_dp_splits(20) == 1330);
-static_assert(dp_splits(30) == 4495 && count_dp_splits(30) == 4495);
-
-// Calls visit(cost) for every parenthesization of A(first) .. A(last), without memoization: the
-// brute force that the DP replaces.
-void for_each_tree(std::span<const std::size_t> d, std::size_t first, std::size_t last,
-                   const std::function<void(std::uint64_t)>& visit) {
-  if (first == last) return visit(0);
-  for (std::size_t k = first; k < last; ++k) {
-    const std::uint64_t join = std::uint64_t{d[first]} * d[k + 1] * d[last + 1];
-    for_each_tree(d, first, k, [&](std::uint64_t left) {
-      for_each_tree(d, k + 1, last, [&](std::uint64_t right) { visit(left + right + join); });
-    });
-  }
-}
-
-// The textbook DP, written independently of ordo: m[i][j] kept twice (row i and, mirrored, row j)
-// so that the inner loop reads both contiguously.
-std::uint64_t textbook_dp_cost(const std::vector<std::size_t>& d) {
-  const std::size_t n = d.size() - 1;
-  std::vector<std::uint64_t> m(n * n, 0), mirrored(n * n, 0);  // mirrored[j * n + i] = m[i][j]
-  for (std::size_t length = 2; length <= n; ++length) {
-    for (std::size_t i = 0; i + length <= n; ++i) {
-      const std::size_t j = i + length - 1;
-      std::uint64_t best = UINT64_MAX;
-      for (std::size_t k = i; k < j; ++k) {
-        const std::uint64_t cost = m[i * n + k] + mirrored[j * n + k + 1] + std::uint64_t{d[i]} * d[k + 1] * d[j + 1];
-        best = cost < best ? cost : best;
-      }
-      m[i * n + j] = best;
-      mirrored[j * n + i] = best;
-    }
-  }
-  return m[n - 1];
-}
-
-void run() {
+void chain_dp_and_intractability() {
+  namespace q02 = ordo_examples::q02;
+  namespace q06 = ordo_examples::q06;
   stop("Q2 and Q6 — how do you order A1...An, and is that intractable?");
   for (const std::uint64_t n : std::array<std::uint64_t, 2>{20, 30}) {  // not a braced list: nvcc
     std::printf("n = %llu: C(%llu) = %llu trees to try, the DP tries (n^3 - n)/6 = %llu splits\n",
                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(n - 1),
-                static_cast<unsigned long long>(catalan[n - 1]), static_cast<unsigned long long>(dp_splits(n)));
+                static_cast<unsigned long long>(q06::catalan[n - 1]), static_cast<unsigned long long>(q06::dp_splits(n)));
   }
 
   // Brute force over every tree of a 12-matrix chain against ordo's DP.
@@ -281,145 +128,65 @@ void run() {
   std::uniform_int_distribution<std::size_t> small_dim(1, 100);
   std::vector<std::size_t> dims12(13);
   for (std::size_t& d : dims12) d = small_dim(rng);
-  std::uint64_t trees = 0, best = UINT64_MAX;
-  double t_brute = 1e300;
-  for (int repetition = 0; repetition < 3; ++repetition) {
-    const auto start = std::chrono::steady_clock::now();
-    trees = 0;
-    best = UINT64_MAX;
-    for_each_tree(dims12, 0, 11, [&](std::uint64_t cost) {
-      ++trees;
-      best = cost < best ? cost : best;
-    });
-    t_brute = std::min(t_brute, milliseconds_since(start));
-  }
-  const std::uint64_t dp12 = ordo::plan_chain(dims12, ordo::planner::dynamic_programming).cost();
-  const double years = t_brute / 1e3 / static_cast<double>(trees) * static_cast<double>(catalan[29]) /
-                       (365.25 * 24 * 3600);
+  const q06::brute_force_result brute = q06::brute_force_against_dp(dims12);
   std::printf("brute force, 12 random matrices: %llu trees (= C(11)) in %.1f ms, best cost %llu = ordo's DP;\n"
               "  at that rate 30 matrices would take %.0f years: exponential, yet the problem is tractable\n",
-              static_cast<unsigned long long>(trees), t_brute, static_cast<unsigned long long>(best), years);
-  expect(trees == catalan[11] && best == dp12, "the brute force must count C(11) trees and find the DP's cost");
+              static_cast<unsigned long long>(brute.trees), brute.brute_force_milliseconds,
+              static_cast<unsigned long long>(brute.best),
+              q06::years_for_30_matrices(brute.brute_force_milliseconds / static_cast<double>(brute.trees)));
+  expect(brute.agrees(12), "the brute force must count C(11) trees and find the DP's cost");
 
   // 1,000 matrices with random dims: far beyond any enumeration, easy for the DP, easier for Hu-Shing.
-  std::mt19937_64 rng64(2);
-  std::uniform_int_distribution<std::size_t> dim(1, 1000);
-  std::vector<std::size_t> dims(1001);
-  for (std::size_t& d : dims) d = dim(rng64);
-  auto start = std::chrono::steady_clock::now();
-  const auto dp = ordo::plan_chain(dims, ordo::planner::dynamic_programming);
-  const double t_dp = milliseconds_since(start);
-  start = std::chrono::steady_clock::now();
-  const auto hu_shing = ordo::plan_chain(dims, ordo::planner::hu_shing);
-  const double t_hu_shing = milliseconds_since(start);
-  const std::uint64_t textbook = textbook_dp_cost(dims);
+  const q02::thousand_matrices r = q02::plan_a_thousand_matrices();
   std::printf("1,000 matrices, dims uniform in [1, 1000], planned at run time (10^%.0f trees):\n",
-              (std::lgamma(2 * 999.0 + 1) - std::lgamma(999.0 + 1) - std::lgamma(999.0 + 2)) / std::numbers::ln10);
+              q02::log10_catalan(999));
   std::printf("  ordo DP, O(n^3): cost %llu in %.1f ms; Hu-Shing, O(n log n): cost %llu in %.2f ms\n",
-              static_cast<unsigned long long>(dp.cost()), t_dp, static_cast<unsigned long long>(hu_shing.cost()),
-              t_hu_shing);
-  std::printf("  both equal a textbook DP written in this file; left to right would cost %.0fx the optimum\n",
-              static_cast<double>(dp.left_to_right_cost()) / static_cast<double>(dp.cost()));
-  expect(dp.cost() == textbook && hu_shing.cost() == textbook, "ordo's DP and Hu-Shing must find the optimum");
+              static_cast<unsigned long long>(r.dp), r.dp_milliseconds, static_cast<unsigned long long>(r.hu_shing),
+              r.hu_shing_milliseconds);
+  std::printf("  both equal a textbook DP without ordo; left to right would cost %.0fx the optimum\n",
+              static_cast<double>(r.left_to_right) / static_cast<double>(r.dp));
+  expect(r.agree(), "ordo's DP and Hu-Shing must find the optimum");
   more("examples/q02_chain_dp.cpp, examples/q06_intractable.cpp");
 }
-}  // namespace q2
 
 // ---------------------------------------------------------------------------------------------
 // Q7: the gradient of a scalar loss is a chain of Jacobians; its cheapest order is reverse mode.
-namespace q7 {
-constexpr std::size_t h = 512, d = 256;
-// T = 4 as types: dL/dh_T (1 x H), three step Jacobians (H x H), dh_1/dx_1 (H x D).
-constexpr auto& reverse4 = ordo::chain_plan_v<ordo::shape<1, h>, ordo::shape<h, h>, ordo::shape<h, h>,
-                                              ordo::shape<h, h>, ordo::shape<h, d>>;
-static_assert(reverse4.order() == "((((A1A2)A3)A4)A5)");                // left to right: reverse mode
-static_assert(reverse4.cost() == 3 * (1 * h * h) + 1 * h * d);          // vector-Jacobian products only
-// One input direction instead (H x 1 on the right): Jacobian-vector products, forward mode.
-constexpr auto& forward4 =
-    ordo::chain_plan_v<ordo::shape<h, h>, ordo::shape<h, h>, ordo::shape<h, h>, ordo::shape<h, 1>>;
-static_assert(forward4.order() == "(A1(A2(A3A4)))" && forward4.cost() == 3 * (h * h * 1));
-
-void run() {
+// Every number here is a static_assert in support/q07_bptt.hpp.
+void backpropagation_order() {
+  using namespace ordo_examples::q07;
   stop("Q7 — backpropagation through time: why reverse mode?");
-  constexpr std::size_t jacobians = 1024;
-  std::vector<std::size_t> dims(jacobians + 2, h);
-  dims.front() = 1;
-  dims.back() = d;
-  const auto reverse = ordo::plan_chain(dims);  // 1025 matrices: Hu-Shing
-  const std::vector<std::size_t> transposed(dims.rbegin(), dims.rend());
-  const std::uint64_t right_to_left = ordo::plan_chain(transposed).left_to_right_cost();
-  bool left_deep = true;  // every product takes in the gradient row vector, A1
-  for (const ordo::planned_product& p : reverse.products()) left_deep = left_deep && p.first == 0;
-  std::printf("dL/dx_1 = (1xH)(HxH)...(HxH)(HxD), %zu Jacobians, H = %zu, D = %zu, planned at run time:\n", jacobians,
-              h, d);
+  std::printf("dL/dx_1 = (1xH)(HxH)...(HxH)(HxD), %zu Jacobians, H = %zu, D = %zu, planned at compile time:\n",
+              jacobians, h, d);
   std::printf("  left to right (reverse mode), the plan: (T-1) H^2 + H D   = %12llu multiplications\n",
-              static_cast<unsigned long long>(reverse.cost()));
+              static_cast<unsigned long long>(reverse_mode.cost()));
   std::printf("  right to left (forward mode):           (T-1) H^2 D + H D = %12llu (%.0fx more)\n",
-              static_cast<unsigned long long>(right_to_left),
-              static_cast<double>(right_to_left) / static_cast<double>(reverse.cost()));
-  std::printf("for T = 4 the compile-time plan is %.*s; for one input direction, (HxH)^3 (Hx1), it is\n"
+              static_cast<unsigned long long>(reverse_right_to_left),
+              static_cast<double>(reverse_right_to_left) / static_cast<double>(reverse_mode.cost()));
+  std::printf("for T = 4 the plan is %.*s; for one input direction, (HxH)^3 (Hx1), it is\n"
               "%.*s: forward mode. A scalar loss and millions of parameters: reverse mode, backpropagation.\n",
               static_cast<int>(reverse4.order().size()), reverse4.order().data(),
               static_cast<int>(forward4.order().size()), forward4.order().data());
-  expect(left_deep && reverse.cost() == reverse.left_to_right_cost() &&
-             reverse.cost() == (jacobians - 1) * h * h + h * d && right_to_left == (jacobians - 1) * h * h * d + h * d,
-         "the gradient chain must be planned left to right, with the closed-form costs");
   more("examples/q07_bptt.cpp (also the time and memory of BPTT, and checkpointing)");
 }
-}  // namespace q7
 
 // ---------------------------------------------------------------------------------------------
-// Q5: a roofline for one product on H100, from published numbers.
-namespace q5 {
-struct machine {
-  double peak_flops;  // FLOP/s, dense
-  double bandwidth;   // bytes/s of HBM
-  constexpr double ridge() const { return peak_flops / bandwidth; }
-};
-// NVIDIA H100 Tensor Core GPU datasheet, SXM5: BF16 Tensor Core 1,979 TFLOPS with sparsity, so
-// 989 dense; GPU memory bandwidth 3.35 TB/s.
-constexpr machine h100_bf16{989e12, 3.35e12};
-static_assert(h100_bf16.ridge() > 295 && h100_bf16.ridge() < 296);
-
-// A product m x k times k x n: 2mkn FLOPs, at least (mk + kn + mn) bf16 elements of 2 bytes moved.
-constexpr double intensity(const ordo::planned_product& p) {
-  const double m = static_cast<double>(p.rows), k = static_cast<double>(p.inner), n = static_cast<double>(p.cols);
-  return 2 * m * k * n / (2 * (m * k + k * n + m * n));
-}
-constexpr double roofline_seconds(const ordo::planned_product& p, const machine& on) {
-  const double flops = 2.0 * static_cast<double>(p.multiplications());
-  const double bytes = 2.0 * static_cast<double>(p.rows * p.inner + p.inner * p.cols + p.rows * p.cols);
-  return std::max(flops / on.peak_flops, bytes / on.bandwidth);
-}
-constexpr auto square = ordo::plan_chain(std::array<std::size_t, 3>{4096, 4096, 4096});
-constexpr auto decode = ordo::plan_chain(std::array<std::size_t, 3>{1, 4096, 16384});
-// Square GEMM: 2n^3 / (3 n^2 * 2 bytes) = n/3 FLOP/byte, far above the ridge: compute-bound.
-static_assert(intensity(square.products()[0]) == 4096.0 / 3 && intensity(square.products()[0]) > h100_bf16.ridge());
-// 2 * 4096^3 / 989e12 s = 139 us.
-static_assert(roofline_seconds(square.products()[0], h100_bf16) > 138e-6 &&
-              roofline_seconds(square.products()[0], h100_bf16) < 140e-6);
-// A vector times a matrix (decoding one token): about 1 FLOP per byte, memory-bound.
-static_assert(intensity(decode.products()[0]) > 0.99 && intensity(decode.products()[0]) < 1.0);
-// (4096 + 4096 * 16384 + 16384) * 2 bytes / 3.35e12 B/s = 40.1 us.
-static_assert(roofline_seconds(decode.products()[0], h100_bf16) > 40.0e-6 &&
-              roofline_seconds(decode.products()[0], h100_bf16) < 40.2e-6);
-
-void run(double cpu_gflops) {
+// Q5: a roofline for one product on H100, from published numbers (support/q05_roofline.hpp).
+void roofline(double cpu_gflops) {
+  using namespace ordo_examples::q05;
   stop("Q5 — why did GPUs win for deep learning? A roofline on H100");
   std::printf("H100 SXM, NVIDIA's datasheet: 989 TFLOP/s dense bf16, 3.35 TB/s -> ridge %.0f FLOP/byte\n",
               h100_bf16.ridge());
   const auto& big = square.products()[0];
-  const auto& small = decode.products()[0];
+  const auto& small = mlp_decode.products()[0];
   std::printf("  4096x4096 times 4096x4096 (bf16): %6.1f FLOP/byte, compute-bound, %3.0f us at the roof\n",
-              intensity(big), 1e6 * roofline_seconds(big, h100_bf16));
+              point(big, 2).intensity(), 1e6 * roofline_seconds(big, h100_bf16));
   std::printf("  1x4096 times 4096x16384 (decode): %6.1f FLOP/byte, memory-bound,  %3.0f us at the roof\n",
-              intensity(small), 1e6 * roofline_seconds(small, h100_bf16));
+              point(small, 2).intensity(), 1e6 * roofline_seconds(small, h100_bf16));
   std::printf("big dense products are all arithmetic, and H100's tensor cores peak at %.0fx the %.0f GFLOP/s\n"
               "this CPU reached in the h^T h GEMM above (fp64); matrix-vector products gain only bandwidth.\n",
               h100_bf16.peak_flops / (cpu_gflops * 1e9), cpu_gflops);
   more("examples/q05_roofline.cpp (every product of several plans, fp64, TPU v4, this CPU's measured roofs)");
 }
-}  // namespace q5
 
 // ---------------------------------------------------------------------------------------------
 // Q11: the mean of 1M floats under every summation policy.
@@ -617,73 +384,33 @@ void run() {
 }  // namespace q10
 
 // ---------------------------------------------------------------------------------------------
-// Q12: the question's nested loop, ported as is, against ordo::sphere_mask.
-namespace q12 {
-struct volume {
-  std::size_t nx, ny, nz;
-  std::size_t size() const { return nx * ny * nz; }
-  std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return (x * ny + y) * nz + z; }
-};
-
-// make_mask line by line: a function call, np.linalg.norm and an 8-byte store per voxel.
-int within_radius(const double a[3], const double b[3], double radius) {
-  const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-  if (std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < radius) return 1;
-  return 0;
-}
-
-std::vector<double> make_mask(const volume& v, const double roi[3], double radius) {
-  std::vector<double> mask(v.size(), 0.0);  // np.zeros(volume.shape): float64
-  for (std::size_t x = 0; x < v.nx; ++x) {
-    for (std::size_t y = 0; y < v.ny; ++y) {
-      for (std::size_t z = 0; z < v.nz; ++z) {
-        const double p[3] = {static_cast<double>(x), static_cast<double>(y), static_cast<double>(z)};
-        mask[v.index(x, y, z)] = within_radius(p, roi, radius);
-      }
-    }
-  }
-  return mask;
-}
-
-void run() {
+// Q12: the question's nested loop, ported as is, against ordo::sphere_mask (support/q12_mask.hpp).
+void make_mask_loops() {
+  namespace q12 = ordo_examples::q12;
   stop("Q12 — what is wrong with make_mask's three nested loops?");
-  const volume v{128, 128, 128};
-  const double roi[3] = {56.5, 70.25, 64.0};
-  const double radius = 33.7;
-  std::vector<double> original;
-  using mask_type = decltype(ordo::sphere_mask(host(), {1, 1, 1}, {0.0, 0.0, 0.0}, 1.0));
-  mask_type m;
-  const double t_original = median_time<std::milli>([&] { original = make_mask(v, roi, radius); }, 1);
-  const double t_ordo = median_time<std::milli>(
-      [&] { m = ordo::sphere_mask(host(), {v.nx, v.ny, v.nz}, {roi[0], roi[1], roi[2]}, radius); }, 11);
-  std::size_t inside = 0, differences = 0;
-  for (std::size_t x = 0; x < v.nx; ++x) {
-    for (std::size_t y = 0; y < v.ny; ++y) {
-      for (std::size_t z = 0; z < v.nz; ++z) {
-        const bool in = original[v.index(x, y, z)] == 1.0;
-        inside += in ? 1 : 0;
-        differences += (m(x, y, z) == 1) != in ? 1 : 0;
-      }
-    }
-  }
+  const q12::masks m = q12::make_masks(q12::large, q12::large_centre, q12::large_radius, 1, 11);
+  const q12::comparison c = q12::compare(q12::large, m);
+  const double radius = q12::large_radius;
   const double ball = 4.0 / 3.0 * std::numbers::pi * radius * radius * radius;
   std::printf("sphere of radius %.1f in a 128^3 volume: %zu voxels inside (4/3 pi r^3 = %.0f), %zu differences\n",
-              radius, inside, ball, differences);
-  std::printf("  the question's loop (C++ port), float64 mask: %8.2f ms, %5.1f MiB\n", t_original,
-              static_cast<double>(original.size() * sizeof(double)) / (1 << 20));
+              radius, c.inside, ball, c.box_differences + c.ordo_differences);
+  std::printf("  the question's loop (C++ port), float64 mask: %8.2f ms, %5.1f MiB\n", m.original_milliseconds,
+              q12::mebibytes(m.original.size() * sizeof(double)));
+  std::printf("  1-byte mask, bounding box only:               %8.2f ms, %5.1f MiB (%.0fx faster)\n",
+              m.box_milliseconds, q12::mebibytes(m.box.size()), m.original_milliseconds / m.box_milliseconds);
   std::printf("  ordo::sphere_mask, 1 byte, %d threads:         %8.2f ms, %5.1f MiB (%.0fx faster)\n",
-              host().concurrency(), t_ordo, static_cast<double>(m.span()) / (1 << 20), t_original / t_ordo);
+              q12::space().concurrency(), m.ordo_milliseconds, q12::mebibytes(m.ordo.span()),
+              m.original_milliseconds / m.ordo_milliseconds);
   // The question's test is strict: a voxel exactly at the radius is outside.
-  const auto edge = ordo::sphere_mask(host(), {24, 20, 16}, {10.0, 10.0, 10.0}, 3.0);
+  const q12::masks edge = q12::make_masks(q12::small, q12::edge_centre, 3.0);
   std::printf("  strict <, as in the question: radius 3 around (10, 10, 10) keeps (12, 10, 10): %d, "
               "drops (13, 10, 10): %d\n",
-              edge(12, 10, 10), edge(13, 10, 10));
-  expect(differences == 0 && std::fabs(static_cast<double>(inside) - ball) < 0.01 * ball,
-         "ordo's mask must equal the nested loop's, voxel by voxel");
-  expect(edge(12, 10, 10) == 1 && edge(13, 10, 10) == 0, "a voxel exactly at the radius must be outside");
-  more("examples/q12_mask.cpp (the bounding-box fix too; the Python original is slower still)");
+              edge.ordo(12, 10, 10), edge.ordo(13, 10, 10));
+  expect(c.same() && std::fabs(static_cast<double>(c.inside) - ball) < 0.01 * ball,
+         "both fixes must equal the nested loop's mask, voxel by voxel");
+  expect(q12::edge_is_strict(edge), "a voxel exactly at the radius must be outside");
+  more("examples/q12_mask.cpp (a sphere sticking out of the volume; the Python original is slower still)");
 }
-}  // namespace q12
 
 }  // namespace
 
@@ -699,15 +426,15 @@ int main(int argc, char* argv[]) {
       "independent oracle (closed forms, brute force, integer or long double references) and a wrong one\n"
       "fails the run; compile-time claims are static_asserts, proved when this file compiled. Times are\n"
       "measured on this machine, never tested.\n");
-  q1::run();
+  chain_order();
   const double cpu_gflops = h_transpose_h_x();
-  q2::run();
-  q7::run();
-  q5::run(cpu_gflops);
+  chain_dp_and_intractability();
+  backpropagation_order();
+  roofline(cpu_gflops);
   mean_of_a_million_floats();
   instability_and_batch_norm();
   q10::run();
-  q12::run();
+  make_mask_loops();
   stop("And more");
   std::printf("Q8 (memory): examples/q08_memory.cpp. The planner on the command line:\n"
               "  build/default/tools/ordo-plan 30 35 15 5 10 20 25 (docs/ordo-plan.md)\n"
@@ -718,6 +445,7 @@ int main(int argc, char* argv[]) {
   ordo::print_execution_spaces(std::cout);
   std::cout.flush();
   std::printf("\ntour finished in %.2f s\n", milliseconds_since(start) / 1e3);
-  if (wrong_results > 0) std::fprintf(stderr, "the tour found %d wrong results\n", wrong_results);
-  return wrong_results == 0 ? 0 : 1;
+  const int wrong = ordo_examples::wrong_results;
+  if (wrong > 0) std::fprintf(stderr, "the tour found %d wrong results\n", wrong);
+  return wrong == 0 ? 0 : 1;
 }

@@ -5,12 +5,14 @@
 #include "support/fixtures.hpp"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -24,6 +26,10 @@
 #include <vector>
 
 #include "support/cpu_requirements.hpp"
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -467,9 +473,9 @@ step_results run_step(const batch_shape& s, const std::vector<double>& x_values,
   upload(beta, beta_values);
   Kokkos::deep_copy(rm, P(0.5));
   Kokkos::deep_copy(rv, P(2));
-  const auto saved = ordo::nn::detail::forward_training(shape, x, gamma, beta, rm, rv, y, opt);
-  ordo::nn::detail::backward(shape, dy, x, gamma, saved, dx, dgamma, dbeta, opt);
-  ordo::nn::detail::forward_inference(shape, x, gamma, beta, rm, rv, yi, opt);
+  const auto saved = ordo::nn::detail::forward_training(Space(), shape, x, gamma, beta, rm, rv, y, opt);
+  ordo::nn::detail::backward(Space(), shape, dy, x, gamma, saved, dx, dgamma, dbeta, opt);
+  ordo::nn::detail::forward_inference(Space(), shape, x, gamma, beta, rm, rv, yi, opt);
   return {download(y),  download(saved.mean), download(saved.invstd), download(rm),   download(rv),
           download(dx), download(dgamma),     download(dbeta),        download(yi)};
 }
@@ -610,40 +616,200 @@ TEST_CASE("the same bits on Serial and on OpenMP with this process's thread coun
 }
 #endif
 
+// The holder's side of the scratch-contention test. Before each kernel that another thread
+// launches (a Kokkos Tools hook), the holder writes NaNs over all it leased and only then lets the
+// kernel start: a call that wrongly shared the held buffer would read NaNs, deterministically.
+struct nan_writer {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::thread::id holder;
+  std::uint64_t requested = 0, written = 0;
+  bool release = false;
+
+  static nan_writer& get() {
+    static nan_writer w;
+    return w;
+  }
+  static void before_kernel(const char*, std::uint32_t, std::uint64_t*) {
+    nan_writer& w = get();
+    if (std::this_thread::get_id() == w.holder) return;  // the holder's own fills on a device
+    std::unique_lock<std::mutex> lock(w.mutex);
+    const std::uint64_t ticket = ++w.requested;
+    w.changed.notify_all();
+    w.changed.wait(lock, [&] { return w.written >= ticket; });
+  }
+};
+
+template <class View>
+void fill_with_nans(const View& v) {
+  using value_type = typename View::non_const_value_type;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible) {
+    for (std::size_t i = 0; i < v.extent(0); ++i) v.data()[i] = std::numeric_limits<value_type>::quiet_NaN();
+  } else {
+    Kokkos::deep_copy(v, std::numeric_limits<value_type>::quiet_NaN());
+    Kokkos::fence();
+  }
+}
+
 TEST_CASE_TEMPLATE_DEFINE("a call while another host thread holds the scratch buffer uses a buffer of its own",
                           ExecutionSpace, scratch_id) {
   using memory = typename ExecutionSpace::memory_space;
   const batch_shape s{{40, 1500}, ordo::nn::channels_first};
   const random_batch b = make_batch(s, 77);
   const step_results alone = run_step_any_rank<float, ExecutionSpace>(s, b);
-  std::mutex m;
-  std::condition_variable cv;
-  bool holding = false, release = false;
+  nan_writer& w = nan_writer::get();
+  w.requested = w.written = 0;
+  w.release = false;
+  bool holding = false;
   std::thread holder([&] {
-    const ordo::nn::detail::scratch_lease<double, memory, ordo::nn::detail::scratch_slot::partials> lease("held", 10);
-    const ordo::nn::detail::scratch_lease<float, memory, ordo::nn::detail::scratch_slot::coefficients> lease2("held", 10);
-    std::unique_lock<std::mutex> lock(m);
+    // More than this call leases (2 * items * channels partials, 4 * channels coefficients), so
+    // that a call sharing the buffer would not reallocate it.
+    const ordo::nn::detail::scratch_lease<double, memory, ordo::nn::detail::scratch_slot::partials> partials(
+        "held", std::int64_t{1} << 18);
+    const ordo::nn::detail::scratch_lease<float, memory, ordo::nn::detail::scratch_slot::coefficients> coefficients(
+        "held", std::int64_t{1} << 16);
+    std::unique_lock<std::mutex> lock(w.mutex);
+    w.holder = std::this_thread::get_id();
     holding = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
+    w.changed.notify_all();
+    for (;;) {
+      w.changed.wait(lock, [&] { return w.release || w.requested > w.written; });
+      if (w.release) break;
+      fill_with_nans(partials.part(0, std::int64_t{1} << 18));
+      fill_with_nans(coefficients.part(0, std::int64_t{1} << 16));
+      w.written = w.requested;
+      w.changed.notify_all();
+    }
   });
   {
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return holding; });
+    std::unique_lock<std::mutex> lock(w.mutex);
+    w.changed.wait(lock, [&] { return holding; });
   }
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&nan_writer::before_kernel);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(&nan_writer::before_kernel);
+  Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(&nan_writer::before_kernel);
   const step_results contended = run_step_any_rank<float, ExecutionSpace>(s, b);
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(nullptr);
+  std::uint64_t fills = 0;
   {
-    const std::lock_guard<std::mutex> lock(m);
-    release = true;
+    const std::lock_guard<std::mutex> lock(w.mutex);
+    fills = w.written;
+    w.release = true;
   }
-  cv.notify_all();
+  w.changed.notify_all();
   holder.join();
-  CHECK(contended.y == alone.y);
-  CHECK(contended.dx == alone.dx);
-  CHECK(contended.dgamma == alone.dgamma);
-  CHECK(contended.running_var == alone.running_var);
+  // The premise: the holder wrote its NaNs before every kernel of the call.
+  CHECK(fills >= 4);
+  CHECK(same_bits(contended.y, alone.y));
+  CHECK(same_bits(contended.dx, alone.dx));
+  CHECK(same_bits(contended.dgamma, alone.dgamma));
+  CHECK(same_bits(contended.running_var, alone.running_var));
+  CHECK(same_bits(contended.y_inference, alone.y_inference));
 }
 ORDO_TEST_ALL_SPACES(scratch_id);
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+namespace {
+
+// A batch and everything a training step and its backward write, on the host.
+struct instance_batch {
+  using batch = Kokkos::View<float****, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using channels = Kokkos::View<float*, Kokkos::HostSpace>;
+  static constexpr std::size_t n = 24, c = 16, h = 68, w = 68;  // 1.8M values
+  batch x{"x", n, c, h, w}, y{"y", n, c, h, w}, dy{"dy", n, c, h, w}, dx{"dx", n, c, h, w};
+  channels gamma{"gamma", c}, beta{"beta", c}, running_mean{"running mean", c}, running_var{"running var", c},
+      dgamma{"dgamma", c}, dbeta{"dbeta", c};
+
+  explicit instance_batch(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      x.data()[k] = uniform(rng) + 0.5f * static_cast<float>(k / (h * w) % c);
+      dy.data()[k] = uniform(rng);
+    }
+    for (std::size_t k = 0; k < c; ++k) {
+      gamma(k) = 1.0f + uniform(rng) / 4;
+      beta(k) = uniform(rng) / 4;
+    }
+  }
+
+  // One step from fresh running statistics through the entry points that take an instance; the
+  // outputs, concatenated.
+  std::vector<float> step(const Kokkos::OpenMP& space) const {
+    for (std::size_t k = 0; k < c; ++k) {
+      running_mean(k) = 0.0f;
+      running_var(k) = 1.0f;
+    }
+    const auto saved = ordo::nn::batch_norm_forward_training(space, x, gamma, beta, running_mean, running_var, y);
+    ordo::nn::batch_norm_backward(space, dy, x, gamma, saved, dx, dgamma, dbeta);
+    std::vector<float> out;
+    const auto append = [&out](const auto& v) { out.insert(out.end(), v.data(), v.data() + v.size()); };
+    append(y);
+    append(dx);
+    append(dgamma);
+    append(dbeta);
+    append(running_mean);
+    append(running_var);
+    return out;
+  }
+};
+
+// Runs `steps` steps of one batch on one instance after both threads reached the start, and
+// counts the steps whose outputs differ from expected.
+int differing_steps(const instance_batch& b, const Kokkos::OpenMP& space, const std::vector<float>& expected,
+                    std::atomic<int>& ready, int steps) {
+  ready.fetch_add(1);
+  while (ready.load() < 2) std::this_thread::yield();
+  int differing = 0;
+  for (int s = 0; s < steps; ++s) differing += b.step(space) != expected;
+  return differing;
+}
+
+}  // namespace
+
+TEST_CASE("two batch norms on two OpenMP partition instances at once each give the one-instance result") {
+  if (Kokkos::OpenMP().concurrency() < 2) {
+    MESSAGE("skipped: two partitions need 2 OpenMP threads, this process has " << Kokkos::OpenMP().concurrency());
+    return;
+  }
+  const instance_batch a(1), b(2);
+  const std::vector<float> alone_a = a.step(Kokkos::OpenMP()), alone_b = b.step(Kokkos::OpenMP());
+  REQUIRE(alone_a != alone_b);
+  constexpr int steps = 12;  // a step takes a few milliseconds: the two runs overlap many times
+  std::atomic<int> ready{0};
+  int differing_a = -1, differing_b = -1;
+#if KOKKOS_VERSION >= 40000
+  // Kokkos 4: two instances of one thread each, driven from two host threads.
+  const auto parts = Kokkos::Experimental::partition_space(Kokkos::OpenMP(), 1, 1);
+  std::thread first([&] { differing_a = differing_steps(a, parts[0], alone_a, ready, steps); });
+  std::thread second([&] { differing_b = differing_steps(b, parts[1], alone_b, ready, steps); });
+  first.join();
+  second.join();
+#else
+  // Kokkos 3.4: partition_master runs f on the master thread of each partition, where
+  // Kokkos::OpenMP() is that partition's instance. Partitions need nested OpenMP.
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(2);
+  int partitions = 0;
+  Kokkos::OpenMP::partition_master(
+      [&](int id, int count) {
+        if (id == 0) {
+          partitions = count;
+          differing_a = differing_steps(a, Kokkos::OpenMP(), alone_a, ready, steps);
+        } else {
+          differing_b = differing_steps(b, Kokkos::OpenMP(), alone_b, ready, steps);
+        }
+      },
+      2, 1);
+  omp_set_max_active_levels(levels);
+  REQUIRE(partitions == 2);
+#endif
+  CHECK(differing_a == 0);
+  CHECK(differing_b == 0);
+}
+#endif
 
 TEST_CASE_TEMPLATE_DEFINE("float element passes stay within 8 ulps of their terms, even around a mean of 1e4",
                           ExecutionSpace, element_accuracy_id) {

@@ -2,6 +2,7 @@
 
 #include "support/brute_force_chain.hpp"
 #include "support/cpu_requirements.hpp"
+#include "support/tree_text.hpp"
 
 #include <doctest/doctest.h>
 
@@ -60,33 +61,6 @@ std::array<std::size_t, N> runtime_dims(const std::array<std::size_t, N>& dims) 
   return out;
 }
 
-// A tree type of ordo::product and ordo::operand written out as the planner writes orders:
-// "(A1(A2A3))". Built at run time, as a std::string.
-template <class Tree>
-struct tree_writer;
-template <std::size_t Index>
-struct tree_writer<ordo::operand<Index>> {
-  static void write(std::string& out) {
-    out += 'A';
-    out += std::to_string(Index + 1);
-  }
-};
-template <class Left, class Right>
-struct tree_writer<ordo::product<Left, Right>> {
-  static void write(std::string& out) {
-    out += '(';
-    tree_writer<Left>::write(out);
-    tree_writer<Right>::write(out);
-    out += ')';
-  }
-};
-template <class Tree>
-std::string tree_text() {
-  std::string out;
-  tree_writer<Tree>::write(out);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
@@ -136,8 +110,8 @@ TEST_CASE("the type-level planner gives the same plan as a tree type") {
   CHECK(q.peak_temporary_elements() == ordo::chain_peak_temporary_elements_v<A, B, C>);
   CHECK(q.products().size() == ordo::chain_plan_v<A, B, C>.products().size());
   // The tree type, written out at run time, is the order the run-time planner finds.
-  CHECK(tree_text<ordo::chain_tree_t<A, B, C>>() == q.order());
-  CHECK(tree_text<ordo::chain_tree_t<A, B, C>>() == "(A1(A2A3))");
+  CHECK(ordo_test::tree_text<ordo::chain_tree_t<A, B, C>>() == q.order());
+  CHECK(ordo_test::tree_text<ordo::chain_tree_t<A, B, C>>() == "(A1(A2A3))");
 }
 
 namespace {
@@ -194,12 +168,12 @@ TEST_CASE("the CLRS chain 30,35,15,5,10,20,25 with its full m and s tables") {
   static_assert(std::is_same_v<tree, expected>);
   // At run time: the tree type spelled out equals the run-time planner's order on the same dims,
   // and the type-level plan equals a plan of extents read at run time.
-  CHECK(tree_text<tree>() == q.order());
-  CHECK(tree_text<expected>() == "((A1(A2A3))((A4A5)A6))");
+  CHECK(ordo_test::tree_text<tree>() == q.order());
+  CHECK(ordo_test::tree_text<expected>() == "((A1(A2A3))((A4A5)A6))");
   const auto r = ordo::plan_chain(runtime_dims<7>({30, 35, 15, 5, 10, 20, 25}));
   CHECK(r.cost() == ordo::chain_cost_v<tagged_matrix<30, 35>, tagged_matrix<35, 15>, tagged_matrix<15, 5>,
                                        tagged_matrix<5, 10>, tagged_matrix<10, 20>, tagged_matrix<20, 25>>);
-  CHECK(r.order() == tree_text<tree>());
+  CHECK(r.order() == ordo_test::tree_text<tree>());
 }
 
 TEST_CASE("published optima") {

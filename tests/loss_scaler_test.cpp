@@ -2,6 +2,7 @@
 #include <ordo/precision.hpp>
 
 #include "support/execution_spaces.hpp"
+#include "support/host_views.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,6 +14,7 @@
 namespace {
 
 using ordo::detail::launch_shape;
+using ordo_test::host_copy;
 
 template <class T, class Space>
 Kokkos::View<T*, typename Space::memory_space> filled(const char* name, std::size_t n, float first, float step) {
@@ -21,14 +23,6 @@ Kokkos::View<T*, typename Space::memory_space> filled(const char* name, std::siz
   for (std::size_t i = 0; i < n; ++i) host(i) = ordo::to_storage<T>(first + step * static_cast<float>(i));
   Kokkos::deep_copy(v, host);
   return v;
-}
-
-// A host copy that later kernels cannot change (a mirror *view* of host memory would alias it).
-template <class View>
-auto on_host(const View& v) {
-  auto copy = Kokkos::create_mirror(v);
-  Kokkos::deep_copy(copy, v);
-  return copy;
 }
 
 // One step of PyTorch's _amp_update_scale_, written out from its definition: the oracle for the
@@ -87,22 +81,29 @@ TEST_CASE_TEMPLATE_DEFINE("loss_scaler unscales and checks gradients in one pass
     auto g_half = filled<ordo::half, Space>("g_half", 10000, -3.0f, 0.001f);
     auto g_bf16 = filled<ordo::bfloat16, Space>("g_bf16", 7, 1.0f, 2.0f);
     auto g_float = filled<float, Space>("g_float", 4097, 0.5f, 1.0f);
+    // A different value in each element, so that an element unscaled twice, skipped, or read and
+    // written at another element's place shows.
     Kokkos::View<double**, typename Space::memory_space> g_matrix("g_matrix", 3, 5);
-    Kokkos::deep_copy(g_matrix, 96.0);
+    {
+      auto host = Kokkos::create_mirror_view(g_matrix);
+      for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < 5; ++c) host(r, c) = 32.0 * static_cast<double>(5 * r + c + 1);
+      Kokkos::deep_copy(g_matrix, host);
+    }
     Kokkos::View<float*, typename Space::memory_space> empty("empty", 0);
-    const auto before_half = on_host(g_half);
-    const auto before_bf16 = on_host(g_bf16);
-    const auto before_float = on_host(g_float);
+    const auto before_half = host_copy(g_half);
+    const auto before_bf16 = host_copy(g_bf16);
+    const auto before_float = host_copy(g_float);
 
     ordo::nn::loss_scaler scaler({.init_scale = 32.0f});
     CHECK(scaler.unscale_and_check(Space{}, shape, g_half, g_bf16, g_float, g_matrix, empty));
     CHECK(!scaler.found_non_finite());
     // 1/32 is a power of two: unscaling is exact in float, then rounded once into the storage type
     // (which only matters where a half leaves its range: 2.4e-7 / 32 underflows).
-    const auto after_half = on_host(g_half);
-    const auto after_bf16 = on_host(g_bf16);
-    const auto after_float = on_host(g_float);
-    const auto after_matrix = on_host(g_matrix);
+    const auto after_half = host_copy(g_half);
+    const auto after_bf16 = host_copy(g_bf16);
+    const auto after_float = host_copy(g_float);
+    const auto after_matrix = host_copy(g_matrix);
     for (std::size_t i = 0; i < after_half.extent(0); ++i) {
       REQUIRE(after_half(i).bits() == ordo::half(static_cast<float>(before_half(i)) / 32.0f).bits());
     }
@@ -110,7 +111,13 @@ TEST_CASE_TEMPLATE_DEFINE("loss_scaler unscales and checks gradients in one pass
       CHECK(after_bf16(i).bits() == ordo::bfloat16(static_cast<float>(before_bf16(i)) / 32.0f).bits());
     }
     for (std::size_t i = 0; i < after_float.extent(0); ++i) REQUIRE(after_float(i) == before_float(i) / 32.0f);
-    CHECK(after_matrix(2, 4) == 3.0);
+    for (std::size_t r = 0; r < 3; ++r) {
+      for (std::size_t c = 0; c < 5; ++c) {
+        CAPTURE(r);
+        CAPTURE(c);
+        CHECK(after_matrix(r, c) == static_cast<double>(5 * r + c + 1));
+      }
+    }
     scaler.update();
     CHECK(scaler.growth_tracker() == 1);
 
@@ -134,7 +141,7 @@ TEST_CASE_TEMPLATE_DEFINE("loss_scaler unscales and checks gradients in one pass
     auto big = filled<ordo::half, Space>("big", 4, 60000.0f, 0.0f);
     ordo::nn::loss_scaler small({.init_scale = 0.5f});
     CHECK(!small.unscale_and_check(Space{}, shape, big));
-    CHECK(on_host(big)(0).is_inf());
+    CHECK(host_copy(big)(0).is_inf());
   }
 }
 ORDO_TEST_ALL_SPACES(loss_scaler_unscale);

@@ -3,6 +3,7 @@
 #include <ordo/core/chain.hpp>
 
 #include "support/brute_force_chain.hpp"
+#include "support/tree_text.hpp"
 
 #include <doctest/doctest.h>
 
@@ -108,23 +109,6 @@ constexpr bool is_left_deep_order(std::string_view order) {
   return at == order.size();
 }
 
-// A tree type written out as the planner writes orders, at run time.
-template <class Tree>
-struct tree_writer;
-template <std::size_t Index>
-struct tree_writer<ordo::operand<Index>> {
-  static void write(std::string& out) { out += 'A' + std::to_string(Index + 1); }
-};
-template <class Left, class Right>
-struct tree_writer<ordo::product<Left, Right>> {
-  static void write(std::string& out) {
-    out += '(';
-    tree_writer<Left>::write(out);
-    tree_writer<Right>::write(out);
-    out += ')';
-  }
-};
-
 template <class Planner>
 concept plannable_with = requires(const std::vector<std::size_t>& dims, Planner how) { ordo::plan_chain(dims, how); };
 
@@ -132,7 +116,7 @@ concept plannable_with = requires(const std::vector<std::size_t>& dims, Planner 
 
 TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matrices") {
   chain_source source{std::mt19937_64{20260215}};
-  int checked = 0, different_trees = 0;
+  int long_chains = 0, beat_left_to_right = 0, different_trees = 0;
   for (int trial = 0; trial < 10'000; ++trial) {
     const std::size_t longest = trial % 1000 == 0 ? 400 : trial % 100 == 0 ? 120 : trial % 10 == 0 ? 40 : 12;
     const std::vector<std::size_t> dims = source.next(longest);
@@ -149,9 +133,14 @@ TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matric
     CHECK(hs.peak_temporary_elements() == ordo_test::simulated_peak_elements(hs));
     CHECK(ordo_test::workspace_layout_is_valid(hs));
     different_trees += hs.order() != dp.order();
-    ++checked;
+    long_chains += dims.size() > 100;
+    beat_left_to_right += hs.cost() < left_to_right;
   }
-  CHECK(checked == 10'000);
+  // The premise, counted: long chains were drawn (27 of more than 100 matrices with this seed),
+  // and on most chains (7287) the optimum is cheaper than left to right, so that agreeing with the
+  // DP says more than "both kept the input order".
+  CHECK(long_chains >= 20);
+  CHECK(beat_left_to_right > 5'000);
   // Ties are frequent: the planners often pick different trees of the same cost.
   CHECK(different_trees > 100);
 }
@@ -235,9 +224,20 @@ TEST_CASE("the approximation stays within Hu and Shing's bound of 15.5% above th
     if (exact > 0) worst = std::max(worst, static_cast<double>(approx.cost()) / static_cast<double>(exact));
   }
   MESSAGE("worst ratio of the approximation to the optimum: " << worst);
-  // The pentagon family that reaches the bound: weights 1, t, t, t, t with one vertex moved.
-  const std::vector<std::size_t> pentagon{1, 100, 100, 100, 100};
-  CHECK(ordo::plan_chain(pentagon, ordo::planner::approximate).cost() >= dp_cost(pentagon));
+  // The pentagon that comes within 10^-6 of the bound. On the polygon of weights m, m, p, p, m
+  // (p > m, V0 the smallest) Chin's test 1/w0 + 1/wt < 1/ws + 1/wc never holds: the sweep's first
+  // check compares 2/m with 1/m + 1/p, its other two compare equal sums. So nothing is cut off and
+  // the result is the fan at V0, (((A1A2)A3)A4), of cost m (m p + p^2 + p m). Of the pentagon's 5
+  // triangulations the fans at V1 and V4 are optimal, m (p^2 + p m + m^2). The ratio
+  // (p^2 + 2pm) / (p^2 + pm + m^2) is largest, 2/sqrt(3), at p/m = 1 + sqrt(3) (Hu and Shing 1981);
+  // m = 100, p = 273 give 129129/111829 = 1.1547003..., while 2/sqrt(3) = 1.1547005...
+  const std::vector<std::size_t> pentagon{100, 100, 273, 273, 100};
+  const auto optimum = static_cast<std::uint64_t>(ordo_test::brute_force_optimum(pentagon).cost);
+  CHECK(optimum == 11'182'900);
+  const auto near_bound = ordo::plan_chain(pentagon, ordo::planner::approximate);
+  CHECK(near_bound.order() == "(((A1A2)A3)A4)");
+  CHECK(tree_cost(near_bound, pentagon) == near_bound.cost());
+  CHECK(near_bound.cost() * 111'829 == optimum * 129'129);
 }
 
 TEST_CASE("planner tags: automatic is the DP up to the limit and Hu-Shing beyond") {
@@ -290,9 +290,7 @@ TEST_CASE("a 256-matrix chain planned at compile time equals the DP's optimum at
   CHECK(run.order() == hs.order());
   CHECK(tree_cost(run, as_vector(dims)) == 534'156);
   using tree = decltype(type_level_tree(std::make_index_sequence<256>{}));
-  std::string text;
-  tree_writer<tree>::write(text);
-  CHECK(text == hs.order());
+  CHECK(ordo_test::tree_text<tree>() == hs.order());
 }
 
 TEST_CASE("a 1024-matrix chain planned at compile time, as a value and as a type") {

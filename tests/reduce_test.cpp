@@ -73,11 +73,20 @@ long double sum_of_magnitudes(const std::vector<T>& values) {
 
 
 // The documented bound of each policy, as a multiple of u * sum |x| (docs/reductions.md).
+// Naive summation's (n - 1) u sum|x| (Higham, Accuracy and Stability, 4.2) holds for any order but
+// has no teeth on large sets: 2^20 values of [0, 1) in float may be off by 32768, 6% of their sum.
+// Where the rounding errors behave as independent and of mean zero (random_rounding), Higham and
+// Mary's probabilistic bound holds for any order too (SIAM J. Sci. Comput. 41(5), 2019: the error
+// is at most gamma~_{n-1}(lambda) sum|x|, gamma~_k(lambda) = exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1,
+// except with probability at most 2 n exp(-lambda^2 (1 - u)^2 / 2)). With lambda = 10 that
+// probability is below 10^-15 for n = 2^20, and the bound is 320 on that set, a 100th of the
+// other; 10.01 covers the exponential's higher-order terms in float and double.
 template <class Policy>
-long double bound_in_units(std::size_t n) {
+long double bound_in_units(std::size_t n, bool random_rounding = false) {
   const long double log2n = std::ceil(std::log2(static_cast<long double>(n > 1 ? n : 2)));
   if constexpr (std::is_same_v<Policy, ordo::summation::naive_t>) {
-    return static_cast<long double>(n > 0 ? n - 1 : 0);
+    const auto additions = static_cast<long double>(n > 0 ? n - 1 : 0);
+    return random_rounding ? std::min(additions, 10.01L * std::sqrt(additions)) : additions;
   } else if constexpr (std::is_same_v<Policy, ordo::summation::pairwise_t>) {
     return log2n + 20;  // 16 per leaf lane, 3 to join the lanes, one per level above
   } else {
@@ -88,50 +97,53 @@ long double bound_in_units(std::size_t n) {
 struct data_set {
   std::string name;
   std::vector<float> values;
+  // Random magnitudes and signs: rounding errors that the probabilistic bound's model fits. The
+  // structured sets (cancellation, huge and tiny, ties, 1e4 + N(0, 1)) get the worst-case bound.
+  bool random_rounding;
 };
 
 std::vector<data_set> float_data_sets() {
   std::mt19937_64 rng(42);
   std::vector<data_set> sets;
-  sets.push_back({"cancellation 1e16, 1, -1e16 (as float: 1e16 absorbs 1)", {1e16f, 1.0f, -1e16f}});
+  sets.push_back({"cancellation 1e16, 1, -1e16 (as float: 1e16 absorbs 1)", {1e16f, 1.0f, -1e16f}, false});
   {
     std::vector<float> v;
     for (int i = 0; i < 2000; ++i) v.push_back(i % 2 == 0 ? 1e20f * static_cast<float>(1 + i % 7) : 1e-20f);
     for (int i = 0; i < 1000; ++i) v.push_back(-1e20f * static_cast<float>(1 + (2 * i) % 7));
     std::shuffle(v.begin(), v.end(), rng);
-    sets.push_back({"alternating huge and tiny", v});
+    sets.push_back({"alternating huge and tiny", v, false});
   }
   {
     std::vector<float> v(1'000'000);
     std::uniform_real_distribution<double> exponent(-15.0, 15.0);
     std::bernoulli_distribution sign(0.5);
     for (auto& x : v) x = static_cast<float>((sign(rng) ? -1.0 : 1.0) * std::pow(10.0, exponent(rng)));
-    sets.push_back({"1e6 values spanning 1e30", v});
+    sets.push_back({"1e6 values spanning 1e30", v, true});
   }
   {
     std::vector<float> v(5000);
     std::uniform_int_distribution<std::uint32_t> mantissa(1, 0x7fffff);
     for (auto& x : v) x = std::bit_cast<float>(mantissa(rng) | (rng() % 2 == 0 ? 0x80000000u : 0u));
-    sets.push_back({"all subnormal", v});
+    sets.push_back({"all subnormal", v, false});
   }
   {
     const float max = std::numeric_limits<float>::max();
-    sets.push_back({"partial sums overflow, total does not", {max, max, 3.0f, -max, -max}});
+    sets.push_back({"partial sums overflow, total does not", {max, max, 3.0f, -max, -max}, false});
   }
-  sets.push_back({"a single element", {0.1f}});
-  sets.push_back({"ties to even: 1 + 2^-24", {1.0f, std::ldexp(1.0f, -24)}});
-  sets.push_back({"ties to even: (1 + 2^-23) + 2^-24", {1.0f + std::ldexp(1.0f, -23), std::ldexp(1.0f, -24)}});
+  sets.push_back({"a single element", {0.1f}, false});
+  sets.push_back({"ties to even: 1 + 2^-24", {1.0f, std::ldexp(1.0f, -24)}, false});
+  sets.push_back({"ties to even: (1 + 2^-23) + 2^-24", {1.0f + std::ldexp(1.0f, -23), std::ldexp(1.0f, -24)}, false});
   {
     std::vector<float> v(1 << 20);
     std::uniform_real_distribution<float> d(0.0f, 1.0f);
     for (auto& x : v) x = d(rng);
-    sets.push_back({"1M uniform [0, 1)", v});
+    sets.push_back({"1M uniform [0, 1)", v, true});
   }
   {
     std::vector<float> v(100'003);
     std::normal_distribution<float> d(1e4f, 1.0f);
     for (auto& x : v) x = d(rng);
-    sets.push_back({"100003 values 1e4 + N(0, 1)", v});
+    sets.push_back({"100003 values 1e4 + N(0, 1)", v, false});
   }
   return sets;
 }
@@ -149,9 +161,11 @@ void check_policy_bounds(Policy policy) {
     const double d = ordo::sum<double>(Space(), view, policy);
     // The bound, plus the final rounding to T, plus the smallest subnormal.
     CHECK(std::fabs(static_cast<long double>(s) - exact) <=
-          bound_in_units<Policy>(set.values.size()) * u_float * magnitude + u_float * std::fabs(exact) + 1e-45L);
+          bound_in_units<Policy>(set.values.size(), set.random_rounding) * u_float * magnitude + u_float * std::fabs(exact) +
+              1e-45L);
     CHECK(std::fabs(static_cast<long double>(d) - exact) <=
-          bound_in_units<Policy>(set.values.size()) * u_double * magnitude + u_double * std::fabs(exact) + 1e-320L);
+          bound_in_units<Policy>(set.values.size(), set.random_rounding) * u_double * magnitude +
+              u_double * std::fabs(exact) + 1e-320L);
   }
 }
 

@@ -1,8 +1,9 @@
 #include <ordo/core/float16.hpp>
-#include <ordo/kernels/detail/fast_exp.hpp>
+#include <ordo/platform/fast_exp.hpp>
 #include <ordo/nn/softmax.hpp>
 
 #include "support/execution_spaces.hpp"
+#include "support/host_views.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +20,7 @@
 
 namespace {
 
+using ordo_test::readable_on_host;
 using ordo::nn::detail::softmax_backward_op;
 using ordo::nn::detail::softmax_op;
 using ordo::detail::launch_shape;
@@ -80,13 +82,6 @@ Kokkos::View<T**, Kokkos::LayoutRight, typename Space::memory_space> on_space(co
   Kokkos::View<T**, Kokkos::LayoutRight, typename Space::memory_space> d("d", h.extent(0), h.extent(1));
   Kokkos::deep_copy(d, h);
   return d;
-}
-
-template <class View>
-auto on_host(const View& v) {
-  auto h = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(h, v);
-  return h;
 }
 
 // rows x cols values m + N(0, sigma), rounded to T.
@@ -152,8 +147,8 @@ void check_forward_accuracy() {
     ordo::nn::detail::forward<softmax_op::log_softmax, Shape>(space, x, ly, lse);
     ordo::nn::detail::forward<softmax_op::logsumexp, Shape>(space, x, x, lse);
     space.fence();
-    const auto hy = on_host(y), hly = on_host(ly);
-    const auto hlse = on_host(lse);
+    const auto hy = readable_on_host(y), hly = readable_on_host(ly);
+    const auto hlse = readable_on_host(lse);
     ld worst_softmax = 0, worst_log = 0, worst_lse = 0;  // in units of the bound
     // Rounding errors of the row sum in the accumulate type: each lane adds cols / 16 terms, then
     // 16 lanes are added (negligible for float data summed in double, not for double).
@@ -203,7 +198,7 @@ void check_backward_accuracy() {
     ordo::nn::detail::backward<softmax_backward_op::softmax, Shape>(space, dy, y, dx);
     ordo::nn::detail::backward<softmax_backward_op::log_softmax, Shape>(space, dy, ly, ldx);
     space.fence();
-    const auto hy = on_host(y), hly = on_host(ly), hdx = on_host(dx), hldx = on_host(ldx);
+    const auto hy = readable_on_host(y), hly = readable_on_host(ly), hdx = readable_on_host(dx), hldx = readable_on_host(ldx);
     ld worst = 0, worst_log = 0;
     using C = ordo::compute_type_t<T>;
     const ld sum_error = accumulate_roundoff<T>() * (static_cast<ld>(hx.extent(1)) / 16 + 16);
@@ -292,9 +287,9 @@ void check_shapes_agree() {
     };
     run(std::integral_constant<launch_shape, launch_shape::host>{}, 0);
     run(std::integral_constant<launch_shape, launch_shape::device>{}, 1);
-    const auto hy0 = on_host(y[0]), hy1 = on_host(y[1]), hl0 = on_host(ly[0]), hl1 = on_host(ly[1]);
-    const auto hd0 = on_host(dx[0]), hd1 = on_host(dx[1]), hld0 = on_host(ldx[0]), hld1 = on_host(ldx[1]);
-    const auto hs0 = on_host(lse[0]), hs1 = on_host(lse[1]);
+    const auto hy0 = readable_on_host(y[0]), hy1 = readable_on_host(y[1]), hl0 = readable_on_host(ly[0]), hl1 = readable_on_host(ly[1]);
+    const auto hd0 = readable_on_host(dx[0]), hd1 = readable_on_host(dx[1]), hld0 = readable_on_host(ldx[0]), hld1 = readable_on_host(ldx[1]);
+    const auto hs0 = readable_on_host(lse[0]), hs1 = readable_on_host(lse[1]);
     bool backward_same = true;
     ld worst = 0;
     for (std::size_t r = 0; r < R; ++r) {
@@ -359,8 +354,8 @@ void check_edge_rows() {
       ordo::nn::detail::forward<softmax_op::logsumexp, launch_shape::device>(space, x, x, lse);
     }
     space.fence();
-    const auto hy = on_host(y), hly = on_host(ly);
-    const auto hlse = on_host(lse);
+    const auto hy = readable_on_host(y), hly = readable_on_host(ly);
+    const auto hlse = readable_on_host(lse);
     const auto p = [&](std::size_t r, std::size_t c) { return static_cast<C>(hy(r, c)); };
     const auto lp = [&](std::size_t r, std::size_t c) { return static_cast<C>(hly(r, c)); };
     // Rows 0-4, 10, 11: softmax and log_softmax NaN everywhere.
@@ -423,8 +418,8 @@ void check_half_edges() {
   Kokkos::View<float*, typename Space::memory_space> lse("lse", 2);
   ordo::nn::softmax(Space(), x, y);
   ordo::nn::logsumexp(Space(), x, lse);
-  const auto hy = on_host(y);
-  const auto hlse = on_host(lse);
+  const auto hy = readable_on_host(y);
+  const auto hlse = readable_on_host(lse);
   CHECK(static_cast<float>(hy(0, 0)) == 1);
   CHECK(static_cast<float>(hy(0, 1)) == 0);
   CHECK(static_cast<float>(hy(1, 0)) == 0.5f);
@@ -450,7 +445,7 @@ TEST_CASE_TEMPLATE_DEFINE("empty rows and no rows", ExecutionSpace, empty_id) {
   ordo::nn::softmax_backward(ExecutionSpace(), x, y, y);
   ordo::nn::log_softmax_backward(ExecutionSpace(), x, y, y);
   ordo::nn::logsumexp(ExecutionSpace(), x, lse);
-  const auto h = on_host(lse);
+  const auto h = readable_on_host(lse);
   for (int r = 0; r < 3; ++r) CHECK(h(r) == -inf);  // torch.logsumexp of an empty row
   const view a("a", 0, 5), b("b", 0, 5);
   Kokkos::View<float*, typename ExecutionSpace::memory_space> none("none", 0);
@@ -480,7 +475,7 @@ TEST_CASE_TEMPLATE_DEFINE("the naive exp / sum overflows where ordo's softmax do
   const auto x = on_space<float, ExecutionSpace>(hx);
   decltype(on_space<float, ExecutionSpace>(hx)) y("y", rows.size(), 3);
   ordo::nn::softmax(ExecutionSpace(), x, y);
-  const auto hy = on_host(y);
+  const auto hy = readable_on_host(y);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const row_reference<float> ref(hx, r);
     for (std::size_t c = 0; c < 3; ++c) {
@@ -502,7 +497,7 @@ TEST_CASE_TEMPLATE_DEFINE("LayoutLeft, strided and in-place calls give the Layou
   const auto x = on_space<float, ExecutionSpace>(hx);
   decltype(on_space<float, ExecutionSpace>(hx)) y("y", 37, 203);
   ordo::nn::softmax(ExecutionSpace(), x, y);
-  const auto reference = on_host(y);
+  const auto reference = readable_on_host(y);
   Kokkos::View<float**, Kokkos::LayoutLeft, memory> xl("xl", 37, 203), yl("yl", 37, 203);
   Kokkos::deep_copy(xl, x);
   ordo::nn::softmax(ExecutionSpace(), xl, yl);
@@ -513,9 +508,9 @@ TEST_CASE_TEMPLATE_DEFINE("LayoutLeft, strided and in-place calls give the Layou
   ordo::nn::softmax(ExecutionSpace(), xs, ys);
   auto in_place = on_space<float, ExecutionSpace>(hx);
   ordo::nn::softmax(ExecutionSpace(), in_place, in_place);
-  const auto hl = on_host(yl);
-  const auto hs = on_host(ys);
-  const auto hi = on_host(in_place);
+  const auto hl = readable_on_host(yl);
+  const auto hs = readable_on_host(ys);
+  const auto hi = readable_on_host(in_place);
   bool same = true;
   for (std::size_t r = 0; r < 37; ++r)
     for (std::size_t c = 0; c < 203; ++c)
@@ -529,9 +524,9 @@ TEST_CASE_TEMPLATE_DEFINE("LayoutLeft, strided and in-place calls give the Layou
   ordo::nn::log_softmax(ExecutionSpace(), ly_in_place, ly_in_place);
   const auto dy = on_space<float, ExecutionSpace>(random_matrix<float>(37, 203, 0, 1, 6));
   ordo::nn::softmax_backward(ExecutionSpace(), dy, y, dx);
-  auto dy_in_place = on_space<float, ExecutionSpace>(on_host(dy));
+  auto dy_in_place = on_space<float, ExecutionSpace>(readable_on_host(dy));
   ordo::nn::softmax_backward(ExecutionSpace(), dy_in_place, y, dy_in_place);
-  const auto a = on_host(ly), b = on_host(ly_in_place), c2 = on_host(dx), d = on_host(dy_in_place);
+  const auto a = readable_on_host(ly), b = readable_on_host(ly_in_place), c2 = readable_on_host(dx), d = readable_on_host(dy_in_place);
   same = true;
   for (std::size_t r = 0; r < 37; ++r)
     for (std::size_t c = 0; c < 203; ++c) same = same && bits(a(r, c)) == bits(b(r, c)) && bits(c2(r, c)) == bits(d(r, c));
@@ -544,8 +539,8 @@ TEST_CASE_TEMPLATE_DEFINE("LayoutLeft, strided and in-place calls give the Layou
   Kokkos::View<ordo::bfloat16**, Kokkos::LayoutLeft, memory> xbl("xbl", 9, 70), ybl("ybl", 9, 70);
   Kokkos::deep_copy(xbl, xb);
   ordo::nn::softmax(ExecutionSpace(), xbl, ybl);
-  const auto r1 = on_host(yb);
-  const auto r2 = on_host(ybl);
+  const auto r1 = readable_on_host(yb);
+  const auto r2 = readable_on_host(ybl);
   same = true;
   for (std::size_t r = 0; r < 9; ++r)
     for (std::size_t c = 0; c < 70; ++c) same = same && bits(r1(r, c)) == bits(r2(r, c));

@@ -13,7 +13,7 @@
 
 #include "bench_support.hpp"
 
-#include <ordo/kernels/detail/view_checks.hpp>
+#include <ordo/platform/view_checks.hpp>
 #include <ordo/nn/batch_norm.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -17,8 +17,9 @@
 #include "bench_support.hpp"
 
 #include <ordo/core/float16.hpp>
-#include <ordo/kernels/detail/fast_exp.hpp>
-#include <ordo/core/detail/x86/cpu_dispatch.hpp>
+#include <ordo/platform/fast_exp.hpp>
+#include <ordo/platform/host_dispatched.hpp>
+#include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/nn/softmax.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -48,24 +49,12 @@ struct online_softmax_kernel {
   float* y;
   std::int64_t cols;
 
-  // As the library's host kernels: the AVX2 twin on CPUs that have it.
-  void operator()(std::int64_t r) const {
-#if defined(ORDO_IMPL_DISPATCH_AVX2)
-    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
-      run_avx2(*this, r);
-      return;
-    }
-#endif
-    run<ordo::detail::split_compares_v>(r);
-  }
-#if defined(ORDO_IMPL_DISPATCH_AVX2)
-  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const online_softmax_kernel& k, std::int64_t r) {
-    k.template run<false>(r);
-  }
-#endif
+  // As the library's host kernels: through the instruction set chosen at run time.
+  void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
-  template <bool Split>
+  template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+    [[maybe_unused]] constexpr bool Split = ordo::nn::detail::split_compares_for_v<Isa>;
 #if ORDO_IMPL_VECTOR_EXTENSIONS
     using ordo::detail::float8;
     const float* row = x + r * cols;

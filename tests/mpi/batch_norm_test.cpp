@@ -6,6 +6,7 @@
 
 #include <ordo/mpi/batch_norm.hpp>
 #include <support/execution_spaces.hpp>
+#include <support/host_views.hpp>
 
 #include <doctest/doctest.h>
 
@@ -16,6 +17,8 @@
 #include <vector>
 
 namespace {
+
+using ordo_test::readable_on_host;
 
 // A batch (N, C, H, W) held on the host in logical order, viewed as channels first or last.
 template <class T>
@@ -65,13 +68,6 @@ tensor<T, Memory> slice(const global_batch<T>& b, const std::vector<T>& values, 
         }
   Kokkos::deep_copy(v, host);
   return v;
-}
-
-template <class V>
-auto on_host(const V& v) {
-  auto h = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(h, v);
-  return h;
 }
 
 // Everything one training step produces.
@@ -135,9 +131,9 @@ step_result<T, Memory> synchronized(MPI_Comm comm, const global_batch<T>& b, boo
   const auto dy = slice<Memory>(b, b.dy, begin, end, last);
   const parameters<T, Memory> p(b.c);
   auto r = fresh_result(x, b.c);
-  const auto saved = ordo::mpi::detail::forward_training(comm, x, p.gamma, p.beta, r.running_mean, r.running_var,
+  const auto saved = ordo::mpi::detail::forward_training(typename Memory::execution_space(), comm, x, p.gamma, p.beta, r.running_mean, r.running_var,
                                                          r.y, options, path);
-  ordo::mpi::detail::backward(comm, dy, x, p.gamma, saved, r.dx, r.dgamma, r.dbeta, options, path);
+  ordo::mpi::detail::backward(typename Memory::execution_space(), comm, dy, x, p.gamma, saved, r.dx, r.dgamma, r.dbeta, options, path);
   r.mean = saved.mean;
   r.invstd = saved.invstd;
   return r;
@@ -155,8 +151,8 @@ void check_against_single_process(const step_result<T, Memory>& part, const step
                                   std::int64_t begin) {
   int mismatches = 0;
   const auto compare = [&](const auto& got, const auto& expected, std::size_t offset) {
-    const auto g = on_host(got);
-    const auto e = on_host(expected);
+    const auto g = readable_on_host(got);
+    const auto e = readable_on_host(expected);
     for (std::size_t i = 0; i < g.extent(0); ++i)
       for (std::size_t j = 0; j < g.extent(1); ++j)
         for (std::size_t k = 0; k < g.extent(2); ++k)
@@ -166,8 +162,8 @@ void check_against_single_process(const step_result<T, Memory>& part, const step
   compare(part.y, whole.y, static_cast<std::size_t>(begin));
   compare(part.dx, whole.dx, static_cast<std::size_t>(begin));
   const auto compare_channels = [&](const auto& got, const auto& expected) {
-    const auto g = on_host(got);
-    const auto e = on_host(expected);
+    const auto g = readable_on_host(got);
+    const auto e = readable_on_host(expected);
     for (std::size_t i = 0; i < g.extent(0); ++i)
       if (!close<T>(static_cast<double>(g(i)), static_cast<double>(e(i)))) ++mismatches;
   };
@@ -183,12 +179,12 @@ void check_against_single_process(const step_result<T, Memory>& part, const step
 // The per-channel results every rank must hold bit for bit.
 template <class T, class Memory>
 bool channels_same_on_every_rank(MPI_Comm comm, const step_result<T, Memory>& r) {
-  const auto m = on_host(r.mean);
-  const auto s = on_host(r.invstd);
-  const auto rm = on_host(r.running_mean);
-  const auto rv = on_host(r.running_var);
-  const auto dg = on_host(r.dgamma);
-  const auto db = on_host(r.dbeta);
+  const auto m = readable_on_host(r.mean);
+  const auto s = readable_on_host(r.invstd);
+  const auto rm = readable_on_host(r.running_mean);
+  const auto rv = readable_on_host(r.running_var);
+  const auto dg = readable_on_host(r.dgamma);
+  const auto db = readable_on_host(r.dbeta);
   return ordo_test::same_on_every_rank(comm, m.data(), m.extent(0)) &&
          ordo_test::same_on_every_rank(comm, s.data(), s.extent(0)) &&
          ordo_test::same_on_every_rank(comm, rm.data(), rm.extent(0)) &&
@@ -205,8 +201,8 @@ void check_every_rank_count_and_split(double offset) {
     const auto whole = single_process<memory>(b, last);
     // An independent check of the single-process statistics: long double, two passes.
     {
-      const auto mean = on_host(whole.mean);
-      const auto invstd = on_host(whole.invstd);
+      const auto mean = readable_on_host(whole.mean);
+      const auto invstd = readable_on_host(whole.invstd);
       for (std::int64_t ch = 0; ch < b.c; ++ch) {
         long double sum = 0, squares = 0;
         const auto count = static_cast<long double>(b.n * b.h * b.w);
@@ -261,8 +257,8 @@ TEST_CASE_TEMPLATE_DEFINE("the staged payload path gives the in-place path's bit
   const auto direct = synchronized<memory>(MPI_COMM_WORLD, b, false, range.first, range.second, payload_path::in_place);
   const auto staged = synchronized<memory>(MPI_COMM_WORLD, b, false, range.first, range.second, payload_path::host_staged);
   const auto same = [](const auto& u, const auto& v) {
-    const auto a = on_host(u);
-    const auto c = on_host(v);
+    const auto a = readable_on_host(u);
+    const auto c = readable_on_host(v);
     return a.span() == c.span() && (a.span() == 0 || std::memcmp(a.data(), c.data(), a.span() * sizeof(*a.data())) == 0);
   };
   CHECK(same(direct.y, staged.y));
@@ -318,18 +314,40 @@ TEST_CASE("bad input throws on every rank, never hangs") {
       }
     }
     SUBCASE("memory formats differ") {
-      const auto layout = rank == 0 ? ordo::nn::channels_last : ordo::nn::channels_first;
-      const std::string expected =
-          std::string("ordo::mpi::batch_norm_forward_training: the ranks disagree on the memory format: this rank has ") +
-          (rank == 0 ? "channels_first" : "channels_first") + ", the ranks have channels_first to channels_last";
-      // (2, 3, 2, 3) has 3 channels either way, so only the format differs.
+      // (2, 3, 2, 3) has 3 channels either way, so only the format differs. First rank 0 alone is
+      // channels_last, then the last rank alone is channels_first: each rank's message names its
+      // own format, and the range is the same on every rank whichever rank is the odd one out.
       const tensor<double, memory> x("x", 2, 3, 2, 3);
-      const std::string mine = rank == 0 ? "channels_last" : "channels_first";
-      const std::string expected_here =
-          "ordo::mpi::batch_norm_forward_training: the ranks disagree on the memory format: this rank has " + mine +
-          ", the ranks have channels_first to channels_last";
-      CHECK_THROWS_WITH_AS(run(MPI_COMM_WORLD, x, 3, layout), expected_here.c_str(), ordo::mpi::error);
-      (void)expected;
+      for (const bool first_rank_odd : {true, false}) {
+        CAPTURE(first_rank_odd);
+        const std::string mine = first_rank_odd ? (rank == 0 ? "channels_last" : "channels_first")
+                                                : (rank == size - 1 ? "channels_first" : "channels_last");
+        const auto layout = mine == "channels_last" ? ordo::nn::channels_last : ordo::nn::channels_first;
+        const std::string expected =
+            "ordo::mpi::batch_norm_forward_training: the ranks disagree on the memory format: this rank has " + mine +
+            ", the ranks have channels_first to channels_last";
+        CHECK_THROWS_WITH_AS(run(MPI_COMM_WORLD, x, 3, layout), expected.c_str(), ordo::mpi::error);
+      }
+    }
+    SUBCASE("eps or momentum differ") {
+      // Every rank applies the merged statistics with its own eps and momentum: ranks that
+      // disagreed would normalize differently and keep different running statistics.
+      const tensor<double, memory> x("x", 2, 3, 2, 2), y("y", 2, 3, 2, 2);
+      Kokkos::View<double*, memory> gamma("gamma", 3), beta("beta", 3), rm("rm", 3), rv("rv", 3);
+      const ordo::nn::batch_norm_options eps_differs{rank == 0 ? 1e-3 : 1e-5, 0.1, ordo::nn::channels_first};
+      const std::string eps_expected =
+          std::string("ordo::mpi::batch_norm_forward_training: the ranks disagree on eps: this rank has ") +
+          (rank == 0 ? "0.001" : "1e-05") + ", the ranks have 1e-05 to 0.001";
+      CHECK_THROWS_WITH_AS(ordo::mpi::batch_norm_forward_training(MPI_COMM_WORLD, x, gamma, beta, rm, rv, y, eps_differs),
+                           eps_expected.c_str(), ordo::mpi::error);
+      const ordo::nn::batch_norm_options momentum_differs{1e-5, rank == size - 1 ? 0.25 : 0.1,
+                                                          ordo::nn::channels_first};
+      const std::string momentum_expected =
+          std::string("ordo::mpi::batch_norm_forward_training: the ranks disagree on momentum: this rank has ") +
+          (rank == size - 1 ? "0.25" : "0.1") + ", the ranks have 0.1 to 0.25";
+      CHECK_THROWS_WITH_AS(
+          ordo::mpi::batch_norm_forward_training(MPI_COMM_WORLD, x, gamma, beta, rm, rv, y, momentum_differs),
+          momentum_expected.c_str(), ordo::mpi::error);
     }
     SUBCASE("one rank's gamma has the wrong size: it throws ordo::nn's error, the others ordo::mpi::error") {
       if (rank == 1) {

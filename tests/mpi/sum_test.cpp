@@ -156,6 +156,11 @@ TEST_CASE_TEMPLATE_DEFINE("other policies: the same value on every rank, within 
     CHECK(std::fabs(static_cast<long double>(s) - reference) <= bound);
     CHECK(ordo_test::same_on_every_rank(MPI_COMM_WORLD, s));
   }
+  // On an instance given explicitly: the same bits as on the View's default instance.
+  const ExecutionSpace instance;
+  CHECK(ordo::mpi::sum(instance, MPI_COMM_WORLD, x, ordo::summation::kahan) == sums[2]);
+  CHECK(ordo::mpi::sum(instance, MPI_COMM_WORLD, x) == ordo::mpi::sum(MPI_COMM_WORLD, x));
+  CHECK(ordo::mpi::mean(instance, MPI_COMM_WORLD, x) == ordo::mpi::mean(MPI_COMM_WORLD, x));
 }
 ORDO_TEST_ALL_SPACES(policies_id);
 

@@ -14,7 +14,7 @@
 //   ORDO_X86_HOST_SIMD      1 when host code may use SSE2 intrinsics: an x86-64 host pass.
 //   ORDO_IMPL_AVX2_FUNCTION compiles one host function for AVX2 (x86-64, g++ or clang).
 //   ORDO_IMPL_DISPATCH_AVX2 1 when host kernels are also compiled for AVX2 and chosen at run time
-//                           (core/detail/x86/cpu_dispatch.hpp).
+//                           (platform/x86/cpu_dispatch.hpp).
 //   ORDO_IMPL_UNROLL        asks for full unrolling of the next loop.
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

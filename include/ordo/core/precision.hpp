@@ -28,20 +28,9 @@ inline constexpr bool holds_exactly_v =
     std::numeric_limits<Compute>::min_exponent - std::numeric_limits<Compute>::digits <=
         std::numeric_limits<Storage>::min_exponent - std::numeric_limits<Storage>::digits;
 
-namespace detail {
-// Storage's compute type, or void for a type that is not a storage type (so that precision's own
-// static_assert, not a substitution failure, reports it).
-template <class T>
-struct default_compute {
-  using type = void;
-};
-template <floating_storage T>
-struct default_compute<T> {
-  using type = compute_type_t<T>;
-};
-}  // namespace detail
-
-template <class Storage, class Compute = typename detail::default_compute<Storage>::type>
+// Compute defaults to Storage's compute type, or void for a type that is not a storage type (so
+// that precision's own static_assert, not a substitution failure, reports it).
+template <class Storage, class Compute = compute_type_or_t<Storage, void>>
 struct precision {
   static_assert(floating_storage<Storage>,
                 "ordo::precision<Storage, Compute> requires Storage to be float, double, ordo::half, ordo::bfloat16 "

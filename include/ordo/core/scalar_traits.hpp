@@ -55,6 +55,20 @@ using compute_type_t = typename scalar_traits<std::remove_cv_t<T>>::compute_type
 template <floating_storage T>
 using accumulate_type_t = typename scalar_traits<std::remove_cv_t<T>>::accumulate_type;
 
+// The compute type of a storage type, and Otherwise (T itself unless given) for any other type:
+// what a reduction or a GEMM of T values works in, and the type an entry point passes on so that
+// its own static_assert, not a substitution failure, says what is wrong with a type.
+template <class T, class Otherwise = T>
+struct compute_type_or {
+  using type = Otherwise;
+};
+template <floating_storage T, class Otherwise>
+struct compute_type_or<T, Otherwise> {
+  using type = compute_type_t<T>;
+};
+template <class T, class Otherwise = T>
+using compute_type_or_t = typename compute_type_or<T, Otherwise>::type;
+
 // Storage -> compute, exact.
 template <floating_storage T>
 ORDO_HOST_DEVICE constexpr compute_type_t<T> to_compute(T value) {

@@ -15,12 +15,12 @@
 // type list.
 
 #include <ordo/core/chain.hpp>
-#include <ordo/core/detail/fixed_string.hpp>
-#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/fixed_string.hpp>
+#include <ordo/platform/shape_text.hpp>
 #include <ordo/kernels/detail/chain_evaluator.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
-#include <ordo/kernels/transpose.hpp>
+#include <ordo/kernels/detail/transposed.hpp>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>

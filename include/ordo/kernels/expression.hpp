@@ -13,8 +13,8 @@
 // which becomes the alpha of its last GEMM/GEMV call. ordo::transpose of a product reverses it
 // and transposes each leaf.
 
-#include <ordo/core/detail/fixed_string.hpp>
-#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/core/fixed_string.hpp>
+#include <ordo/platform/shape_text.hpp>
 #include <ordo/kernels/chain_expression.hpp>
 #include <ordo/kernels/multiply.hpp>
 #include <ordo/kernels/transpose.hpp>

@@ -5,16 +5,16 @@
 // space, dispatched to BLAS on host spaces, cuBLAS on Kokkos::Cuda, and a portable team-tiled
 // Kokkos kernel otherwise (16-bit storage, and float or double computed in another type, always).
 
-#include <ordo/core/detail/shape_text.hpp>
 #include <ordo/core/precision.hpp>
-#include <ordo/kernels/detail/blas_gemm.hpp>
+#include <ordo/kernels/detail/backends/blas.hpp>
+#include <ordo/kernels/detail/backends/cublas.hpp>
+#include <ordo/kernels/detail/backends/portable.hpp>
 #include <ordo/kernels/detail/blas_gemv.hpp>
-#include <ordo/kernels/detail/blas_operand.hpp>
-#include <ordo/kernels/detail/cublas_gemm.hpp>
+#include <ordo/kernels/detail/gemm_regions.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
-#include <ordo/kernels/detail/portable_gemv.hpp>
-#include <ordo/kernels/execution.hpp>
+#include <ordo/kernels/gemm_backend.hpp>
 #include <ordo/kernels/matrix.hpp>
+#include <ordo/platform/shape_text.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -26,91 +26,75 @@
 
 namespace ordo {
 
-// Which implementation ordo::gemm uses. automatic picks the fastest available for the space and
-// scalar type; the others force a path (a forced BLAS or cuBLAS path that cannot serve the call
-// throws std::invalid_argument).
-enum class gemm_backend { automatic, blas, cublas, portable };
-
-constexpr std::string_view to_string(gemm_backend backend) noexcept {
-  switch (backend) {
-    case gemm_backend::blas: return "blas";
-    case gemm_backend::cublas: return "cublas";
-    case gemm_backend::portable: return "portable";
-    default: return "automatic";
-  }
-}
-
 namespace detail {
 
-inline std::string gemm_region_name(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend) {
-  std::string name = "ordo::gemm ";
-  name += std::to_string(m);
-  name += 'x';
-  name += std::to_string(k);
-  name += 'x';
-  name += std::to_string(n);
-  name += ' ';
-  name += to_string(backend);
-  return name;
-}
+template <gemm_backend... Backends>
+struct gemm_backend_list {};
 
-// A Kokkos Tools region for as long as it lives, when a tool is loaded.
-struct profiling_region {
-  bool active;
-  explicit profiling_region(const std::string& name) : active(Kokkos::Profiling::profileLibraryLoaded()) {
-    if (active) Kokkos::Profiling::pushRegion(name);
-  }
-  ~profiling_region() {
-    if (active) Kokkos::Profiling::popRegion();
-  }
-  profiling_region(const profiling_region&) = delete;
-  profiling_region& operator=(const profiling_region&) = delete;
-};
+// The backends `automatic` tries, in this order (kernels/gemm_backend.hpp); the portable kernel,
+// last, takes every call. A new backend: its header under kernels/detail/backends/, included
+// above, and its name here.
+using automatic_gemm_backends = gemm_backend_list<gemm_backend::blas, gemm_backend::cublas, gemm_backend::portable>;
 
-// Announces each product to Kokkos Tools as a region "ordo::gemm MxKxN backend", so profilers
-// (and ordo's tests) see the sequence of products an evaluation issues. A product that runs as a
-// matrix-vector product, a dot product or BLAS's outer product opens a nested region "ordo::gemv",
-// "ordo::dot" or "ordo::ger".
-struct gemm_region : profiling_region {
-  gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
-      : profiling_region(Kokkos::Profiling::profileLibraryLoaded() ? gemm_region_name(m, k, n, backend)
-                                                                   : std::string()) {}
-};
+// A, B and C as every backend receives them: unmanaged, A and B const, with the caller's layout,
+// so that the dispatch and the kernels are instantiated once per scalar type, layout and space,
+// not once per View type (a subview, a const View, an ordo::matrix's View).
+template <class View>
+using gemm_input_t = Kokkos::View<const typename View::non_const_value_type**, typename View::array_layout,
+                                  typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class View>
+using gemm_output_t = Kokkos::View<typename View::non_const_value_type**, typename View::array_layout,
+                                   typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// The routine host BLAS runs for a vector product: DOT only for a 1 x 1 double result
-// (blas_gemv.hpp says why not for float).
-template <class T>
-const char* blas_vector_routine(vector_product kind) noexcept {
-  return kind == vector_product::dot && std::is_same_v<T, double> ? "ordo::dot" : "ordo::gemv";
-}
-
-// The portable matrix-vector product for C with one row or one column.
-template <class Compute, class ExecutionSpace, class AView, class BView, class CView>
-void portable_vector_product(const ExecutionSpace& space, Compute alpha, const AView& a, const BView& b, Compute beta,
-                             const CView& c) {
-  constexpr launch_shape shape = default_launch_shape_v<ExecutionSpace>;
-  if (c.extent(1) == 1) {
-    portable_gemv<shape, Compute, false>(space, alpha, a, Kokkos::subview(b, Kokkos::ALL, 0), beta,
-                                         Kokkos::subview(c, Kokkos::ALL, 0));
+// Backend takes the call if its traits serve these types and its can_take these operands.
+template <gemm_backend Backend, class Compute, class Space, class A, class B, class C>
+bool try_gemm_backend([[maybe_unused]] const Space& space, [[maybe_unused]] Compute alpha,
+                      [[maybe_unused]] const A& a, [[maybe_unused]] const B& b, [[maybe_unused]] Compute beta,
+                      [[maybe_unused]] const C& c, [[maybe_unused]] vector_product kind) {
+  using traits = gemm_backend_traits<Backend>;
+  if constexpr (traits::available && traits::template serves<Space, typename C::non_const_value_type, Compute>) {
+    if (!traits::can_take(a, b, c)) return false;
+    gemm_region region(a.extent(0), a.extent(1), b.extent(1), Backend);  // announced only when taken
+    traits::run(space, alpha, a, b, beta, c, kind);
+    return true;
   } else {
-    portable_gemv<shape, Compute, true>(space, alpha, b, Kokkos::subview(a, 0, Kokkos::ALL), beta,
-                                        Kokkos::subview(c, 0, Kokkos::ALL));
+    return false;
   }
 }
 
-}  // namespace detail
-
-namespace detail {
+// The first backend of the list that takes the call (automatic), or the requested one, which
+// must take it.
+template <class Compute, class Space, class A, class B, class C, gemm_backend... Backends>
+void run_gemm_backends(gemm_backend_list<Backends...>, gemm_backend requested, const Space& space, Compute alpha,
+                       const A& a, const B& b, Compute beta, const C& c) {
+  const vector_product kind = vector_product_of(a.extent(0), a.extent(1), b.extent(1));
+  if (requested == gemm_backend::automatic) {
+    if ((try_gemm_backend<Backends>(space, alpha, a, b, beta, c, kind) || ...)) return;
+    throw std::logic_error("ordo::gemm: no backend took the call (the portable backend takes every call)");
+  }
+  bool taken = false;
+  std::string refusal;
+  const auto try_requested = [&]<gemm_backend Backend>() {
+    if (Backend != requested) return false;
+    taken = try_gemm_backend<Backend>(space, alpha, a, b, beta, c, kind);
+    if (!taken) {
+      refusal = "ordo::gemm: the " + std::string(gemm_backend_traits<Backend>::display_name) + " backend needs " +
+                std::string(gemm_backend_traits<Backend>::requirement);
+    }
+    return true;
+  };
+  (try_requested.template operator()<Backends>() || ...);
+  if (!taken) throw std::invalid_argument(refusal);
+}
 
 // ordo::gemm with products and sums in Compute (void: gemm_scalar_t of the Views' type). BLAS and
 // cuBLAS take only float and double computed in their own type; everything else, 16-bit storage
 // and precision<float, double> included, runs the portable kernel (a forced BLAS or cuBLAS path
-// refuses it with the messages below).
+// refuses it with the messages of their traits).
 template <class Compute, class ExecutionSpace, class AView, class BView, class CView>
 void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> alpha, const AView& a, const BView& b,
                    gemm_compute_t<Compute, CView> beta, const CView& c, gemm_backend backend) {
   using value_type = typename CView::non_const_value_type;
-  using compute_type = gemm_compute_t<Compute, CView>;
   static_assert(AView::rank == 2 && BView::rank == 2 && CView::rank == 2,
                 "ordo::gemm(space, alpha, A, B, beta, C) requires rank-2 Views");
   static_assert(std::is_same_v<typename AView::non_const_value_type, value_type> &&
@@ -121,72 +105,17 @@ void gemm_dispatch(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecutionSpace, typename CView::memory_space>::accessible,
                 "ordo::gemm: the execution space must be able to access the memory of A, B and C");
-  [[maybe_unused]] constexpr bool blas_types = blas_scalar_v<value_type> && std::is_same_v<compute_type, value_type>;
   if (a.extent(1) != b.extent(0) || c.extent(0) != a.extent(0) || c.extent(1) != b.extent(1)) {
     throw std::invalid_argument("ordo::gemm: A is " + shape_text(a.extent(0), a.extent(1)) + ", B is " +
                                 shape_text(b.extent(0), b.extent(1)) + " and C is " +
                                 shape_text(c.extent(0), c.extent(1)) + "; C = A B needs A m x k, B k x n, C m x n");
   }
-  const std::size_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
-  // C with one row or one column: a matrix-vector product (or a dot product) on every backend.
-  const vector_product vector_kind = vector_product_of(m, k, n);
-
 #if defined(ORDO_FORCE_PORTABLE_GEMM)
   if (backend == gemm_backend::automatic) backend = gemm_backend::portable;
 #endif
-
-  if (backend == gemm_backend::automatic || backend == gemm_backend::blas) {
-#if defined(ORDO_HAS_BLAS)
-    if constexpr (is_host_space_v<ExecutionSpace> && blas_types) {
-      // Announced only when BLAS takes the call, so that profilers see one region per product.
-      if (blas_can_take(a, b, c)) {
-        gemm_region region(m, k, n, gemm_backend::blas);
-        space.fence();
-        if (vector_kind != vector_product::none) {
-          const profiling_region inner(blas_vector_routine<value_type>(vector_kind));
-          if (try_blas_vector_product(alpha, a, b, beta, c)) return;
-        }
-        if (is_outer_product(m, k, n) && (beta == compute_type(0) || beta == compute_type(1))) {
-          const profiling_region inner("ordo::ger");
-          if (try_blas_outer_product(alpha, a, b, beta, c)) return;
-        }
-        try_blas_gemm(alpha, a, b, beta, c);
-        return;
-      }
-    }
-#endif
-    if (backend == gemm_backend::blas) {
-      throw std::invalid_argument(
-          "ordo::gemm: the BLAS backend needs a host space, float or double, layouts with a unit stride, and a "
-          "build that found BLAS (ORDO_HAS_BLAS)");
-    }
-  }
-  if (backend == gemm_backend::automatic || backend == gemm_backend::cublas) {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
-    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && blas_types) {
-      if (blas_can_take(a, b, c)) {
-        gemm_region region(m, k, n, gemm_backend::cublas);
-        if (vector_kind != vector_product::none) {
-          const profiling_region inner("ordo::gemv");
-          if (try_cublas_vector_product(space, alpha, a, b, beta, c)) return;
-        }
-        try_cublas_gemm(space, alpha, a, b, beta, c);
-        return;
-      }
-    }
-#endif
-    if (backend == gemm_backend::cublas) {
-      throw std::invalid_argument(
-          "ordo::gemm: the cuBLAS backend needs Kokkos::Cuda, float or double, and a build with ORDO_HAS_CUBLAS");
-    }
-  }
-  gemm_region region(m, k, n, gemm_backend::portable);
-  if (vector_kind != vector_product::none) {
-    const profiling_region inner("ordo::gemv");  // a 1 x 1 C too: the same kernel with one row
-    portable_vector_product<compute_type>(space, alpha, a, b, beta, c);
-    return;
-  }
-  portable_gemm<Compute>(space, alpha, a, b, beta, c);
+  run_gemm_backends<gemm_compute_t<Compute, CView>>(automatic_gemm_backends{}, backend, space, alpha,
+                                                    gemm_input_t<AView>(a), gemm_input_t<BView>(b), beta,
+                                                    gemm_output_t<CView>(c));
 }
 
 }  // namespace detail

@@ -11,8 +11,8 @@
 // np.linalg.norm(a - b) < radius test, bit for bit.
 
 #include <ordo/core/config.hpp>
-#include <ordo/kernels/detail/kokkos_math.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
+#include <ordo/platform/kokkos_math.hpp>
+#include <ordo/platform/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -4,7 +4,7 @@
 // ordo::matrix: a row-major Kokkos::View with static or dynamic extents that names its shape, so
 // the chain planner accepts it directly.
 
-#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/platform/shape_text.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/core/shape.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>

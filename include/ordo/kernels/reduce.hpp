@@ -10,17 +10,20 @@
 // Error bounds and measurements: docs/reductions.md.
 
 #include <ordo/core/config.hpp>
-#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/exact_blocks.hpp>
 #include <ordo/kernels/detail/exact_rounding.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
+#include <ordo/platform/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <type_traits>
 
 // GCC/clang vector types for the host's Kahan and Neumaier lanes; not under nvcc, whose front end
@@ -34,16 +37,26 @@ namespace ordo {
 namespace summation {
 
 // Left to right in the accumulation type; per thread, then joined.
-struct naive_t {};
+struct naive_t {
+  static constexpr std::string_view name = "summation::naive";
+};
 // numpy's scheme: 128-element blocks summed with 8 partial sums, blocks combined pairwise.
-struct pairwise_t {};
+struct pairwise_t {
+  static constexpr std::string_view name = "summation::pairwise";
+};
 // Kahan's compensated sum.
-struct kahan_t {};
+struct kahan_t {
+  static constexpr std::string_view name = "summation::kahan";
+};
 // Neumaier's compensated sum, robust when an addend exceeds the running sum.
-struct neumaier_t {};
+struct neumaier_t {
+  static constexpr std::string_view name = "summation::neumaier";
+};
 // The exact sum rounded once to nearest-even: bitwise identical for any thread count, execution
 // space, chunking or order of the input.
-struct exact_t {};
+struct exact_t {
+  static constexpr std::string_view name = "summation::exact";
+};
 
 inline constexpr naive_t naive{};
 inline constexpr pairwise_t pairwise{};
@@ -51,13 +64,14 @@ inline constexpr kahan_t kahan{};
 inline constexpr neumaier_t neumaier{};
 inline constexpr exact_t exact{};
 
+// Every policy, once. Code that must treat each policy (ordo::mpi numbers them by their position
+// here) derives what it needs from this list instead of listing them again.
+using policies = boost::mp11::mp_list<naive_t, pairwise_t, kahan_t, neumaier_t, exact_t>;
+
 }  // namespace summation
 
 template <class P>
-inline constexpr bool is_summation_policy_v =
-    std::is_same_v<P, summation::naive_t> || std::is_same_v<P, summation::pairwise_t> ||
-    std::is_same_v<P, summation::kahan_t> || std::is_same_v<P, summation::neumaier_t> ||
-    std::is_same_v<P, summation::exact_t>;
+inline constexpr bool is_summation_policy_v = boost::mp11::mp_contains<summation::policies, P>::value;
 
 template <class P>
 concept summation_policy = is_summation_policy_v<std::remove_cvref_t<P>>;
@@ -153,15 +167,7 @@ class reducer_base {
 // What a reducer of Input values accumulates in: float and double themselves, a storage type's
 // compute type.
 template <class Input>
-struct reduced {
-  using type = Input;
-};
-template <floating_storage Input>
-struct reduced<Input> {
-  using type = compute_type_t<Input>;
-};
-template <class Input>
-using reduced_t = typename reduced<Input>::type;
+using reduced_t = compute_type_or_t<Input>;
 
 }  // namespace detail
 
@@ -542,18 +548,9 @@ Out finish_sum(const Acc& value) {
 
 // The compute type of a storage type; other types pass through, so that the entry points reach
 // their static_assert and say what is wrong instead of dropping out of overload resolution.
-template <class T>
-struct result_of_storage {
-  using type = T;
-};
-template <floating_storage T>
-struct result_of_storage<T> {
-  using type = compute_type_t<T>;
-};
-
 template <class Result, class View>
-using sum_result_t = std::conditional_t<std::is_void_v<Result>,
-                                        typename result_of_storage<typename View::non_const_value_type>::type, Result>;
+using sum_result_t =
+    std::conditional_t<std::is_void_v<Result>, compute_type_or_t<typename View::non_const_value_type>, Result>;
 
 }  // namespace detail
 

@@ -32,12 +32,15 @@ namespace ordo::mpi {
 
 namespace detail {
 
-inline const char* memory_format_name(std::int64_t id) {
+inline std::string memory_format_name(std::int64_t id) {
   return id == 0 ? "channels_first" : id == 1 ? "channels_last" : "an unknown memory format";
 }
 
+// What the ranks must agree on before they combine their statistics: the shape of what they
+// send, and the options every rank applies to the same statistics (a rank with another eps or
+// momentum would normalize and update its running statistics differently).
 template <class XView>
-std::array<agreement_item, 4> batch_norm_agreement(const XView& x, const nn::batch_norm_options& options) {
+std::array<agreement_item, 6> batch_norm_agreement(const XView& x, const nn::batch_norm_options& options) {
   using T = typename XView::non_const_value_type;
   const std::size_t axis = nn::detail::channel_axis_of(options.layout, XView::rank);
   return {{
@@ -45,6 +48,8 @@ std::array<agreement_item, 4> batch_norm_agreement(const XView& x, const nn::bat
       {"the value type of x", value_type_id<T>(), value_type_name},
       {"the number of dimensions of x", static_cast<std::int64_t>(XView::rank), nullptr},
       {"the memory format", options.layout == nn::channels_first ? 0 : 1, memory_format_name},
+      {"eps", double_id(options.eps), double_text},
+      {"momentum", double_id(options.momentum), double_text},
   }};
 }
 
@@ -102,14 +107,14 @@ class merge_moments_op {
   MPI_Op op_ = MPI_OP_NULL;
 };
 
-// [count, first, second] packed in MemorySpace by Space.
+// [count, first, second] packed in MemorySpace on space.
 template <class Space, class MemorySpace>
-Kokkos::View<double*, MemorySpace> pack(double count, const Kokkos::View<double*, MemorySpace>& first,
+Kokkos::View<double*, MemorySpace> pack(const Space& space, double count, const Kokkos::View<double*, MemorySpace>& first,
                                         const Kokkos::View<double*, MemorySpace>& second) {
   const std::int64_t cs = static_cast<std::int64_t>(first.extent(0));
   Kokkos::View<double*, MemorySpace> payload("ordo::mpi payload", static_cast<std::size_t>(2 * cs + 1));
   Kokkos::parallel_for(
-      "ordo::mpi pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, cs + 1),
+      "ordo::mpi pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, cs + 1),
       KOKKOS_LAMBDA(std::int64_t c) {
         if (c == cs) {
           payload(0) = count;
@@ -118,29 +123,29 @@ Kokkos::View<double*, MemorySpace> pack(double count, const Kokkos::View<double*
           payload(1 + cs + c) = second(c);
         }
       });
-  Space().fence();
+  space.fence();
   return payload;
 }
 
 template <class Space, class MemorySpace>
-void unpack(const Kokkos::View<double*, MemorySpace>& payload, const Kokkos::View<double*, MemorySpace>& first,
+void unpack(const Space& space, const Kokkos::View<double*, MemorySpace>& payload, const Kokkos::View<double*, MemorySpace>& first,
             const Kokkos::View<double*, MemorySpace>& second) {
   const std::int64_t cs = static_cast<std::int64_t>(first.extent(0));
   Kokkos::parallel_for(
-      "ordo::mpi unpack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, cs),
+      "ordo::mpi unpack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, cs),
       KOKKOS_LAMBDA(std::int64_t c) {
         first(c) = payload(1 + c);
         second(c) = payload(1 + cs + c);
       });
-  Space().fence();
+  space.fence();
 }
 
 // Allreduces [count, first, second] in place; returns the global count.
 template <class Space, class MemorySpace>
-double allreduce_payload(MPI_Comm comm, double count, const Kokkos::View<double*, MemorySpace>& first,
+double allreduce_payload(const Space& space, MPI_Comm comm, double count, const Kokkos::View<double*, MemorySpace>& first,
                          const Kokkos::View<double*, MemorySpace>& second, MPI_Op op, payload_path path,
                          const char* operation) {
-  const auto payload = pack<Space>(count, first, second);
+  const auto payload = pack(space, count, first, second);
   const payload_buffer<MemorySpace> buffer(payload, path);
   if (op == MPI_SUM) {
     // MPI's own operations take only MPI's own datatypes: 2C + 1 doubles.
@@ -151,7 +156,7 @@ double allreduce_payload(MPI_Comm comm, double count, const Kokkos::View<double*
     check(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), 1, type.get(), op, comm), operation, "MPI_Allreduce");
   }
   buffer.finish();
-  unpack<Space>(payload, first, second);
+  unpack(space, payload, first, second);
   double total = 0;
   Kokkos::deep_copy(total, Kokkos::subview(payload, 0));
   return total;
@@ -159,12 +164,11 @@ double allreduce_payload(MPI_Comm comm, double count, const Kokkos::View<double*
 
 inline std::string ranks_text(int ranks) { return std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks"); }
 
-template <class XView, class ParamView, class StatView, class YView>
+template <class Space, class XView, class ParamView, class StatView, class YView>
 nn::batch_norm_saved<typename XView::memory_space> forward_training(
-    MPI_Comm comm, const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
+    const Space& space, MPI_Comm comm, const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
     const StatView& running_var, const YView& y, const nn::batch_norm_options& options, payload_path path) {
   constexpr const char* op = "ordo::mpi::batch_norm_forward_training";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   static_assert(std::is_same_v<typename YView::non_const_value_type, typename XView::non_const_value_type>,
                 "ordo::mpi::batch_norm_forward_training: y must have x's value type");
@@ -176,28 +180,27 @@ nn::batch_norm_saved<typename XView::memory_space> forward_training(
     const auto b = nn::detail::block_layout_of(nn::detail::batch_extent::part, op, options.layout, x,
                                                nn::detail::output(y, "y"));
     nn::detail::check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
-    local = nn::batch_norm_local_statistics(x, options);
+    local = nn::batch_norm_local_statistics(space, x, options);
   } catch (...) {
     failure = std::current_exception();
   }
   check_agreement(comm, op, batch_norm_agreement(x, options), failure);
   const merge_moments_op merge(op);
   nn::batch_norm_statistics<memory> global = local;
-  global.count = allreduce_payload<space>(comm, local.count, local.mean, local.m2, merge.get(), path, op);
+  global.count = allreduce_payload(space, comm, local.count, local.mean, local.m2, merge.get(), path, op);
   if (global.count < 2) {
     throw std::invalid_argument(std::string(op) + ": expected more than 1 value per channel when training, got " +
                                 nn::detail::count_text(global.count) + " in total across " +
                                 ranks_text(rank_count(comm, op)));
   }
-  return nn::batch_norm_apply_statistics(global, x, gamma, beta, running_mean, running_var, y, options);
+  return nn::batch_norm_apply_statistics(space, global, x, gamma, beta, running_mean, running_var, y, options);
 }
 
-template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
-void backward(MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& gamma,
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+void backward(const Space& space, MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& gamma,
               const nn::batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
               const GradView& dbeta, const nn::batch_norm_options& options, payload_path path) {
   constexpr const char* op = "ordo::mpi::batch_norm_backward";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   static_assert(std::is_same_v<typename DyView::non_const_value_type, typename XView::non_const_value_type> &&
                     std::is_same_v<typename DxView::non_const_value_type, typename XView::non_const_value_type>,
@@ -209,14 +212,14 @@ void backward(MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& 
     const auto b = nn::detail::block_layout_of(nn::detail::batch_extent::part, op, options.layout, x,
                                                nn::detail::input(dy, "dy"), nn::detail::output(dx, "dx"));
     nn::detail::check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
-    local = nn::batch_norm_local_gradient_sums(dy, x, saved, options);
+    local = nn::batch_norm_local_gradient_sums(space, dy, x, saved, options);
   } catch (...) {
     failure = std::current_exception();
   }
   check_agreement(comm, op, batch_norm_agreement(x, options), failure);
   nn::batch_norm_gradient_sums<memory> global = local;
-  global.count = allreduce_payload<space>(comm, local.count, local.sum_dy, local.dotp, MPI_SUM, path, op);
-  nn::batch_norm_apply_gradient_sums(global, dy, x, gamma, saved, dx, dgamma, dbeta, options);
+  global.count = allreduce_payload(space, comm, local.count, local.sum_dy, local.dotp, MPI_SUM, path, op);
+  nn::batch_norm_apply_gradient_sums(space, global, dy, x, gamma, saved, dx, dgamma, dbeta, options);
 }
 
 }  // namespace detail
@@ -227,23 +230,41 @@ void backward(MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& 
 // the same saved mean and invstd. Collective. A rank may hold no samples (N = 0); the whole batch
 // needs more than one value per channel. Throws ordo::mpi::error on every rank when the ranks
 // disagree on the channels, value type, rank of x or memory format, or a rank's arguments fail
-// ordo::nn's checks (that rank throws ordo::nn's exception).
+// ordo::nn's checks (that rank throws ordo::nn's exception). With a leading execution-space
+// instance, every kernel and copy runs on it (as ordo::nn's functions do); without, on the
+// default instance of x's execution space.
+template <class Space, class XView, class ParamView, class StatView, class YView>
+  requires Kokkos::is_execution_space<Space>::value
+nn::batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
+    const Space& space, MPI_Comm comm, const XView& x, const ParamView& gamma, const ParamView& beta,
+    const StatView& running_mean, const StatView& running_var, const YView& y,
+    const nn::batch_norm_options& options = {}) {
+  return detail::forward_training(space, comm, x, gamma, beta, running_mean, running_var, y, options,
+                                  detail::payload_path_for<typename XView::memory_space>());
+}
 template <class XView, class ParamView, class StatView, class YView>
 nn::batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
     MPI_Comm comm, const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
     const StatView& running_var, const YView& y, const nn::batch_norm_options& options = {}) {
-  return detail::forward_training(comm, x, gamma, beta, running_mean, running_var, y, options,
-                                  detail::payload_path_for<typename XView::memory_space>());
+  return batch_norm_forward_training(typename XView::execution_space{}, comm, x, gamma, beta, running_mean,
+                                     running_var, y, options);
 }
 
 // Backward of the synchronized training pass: dgamma and dbeta of the whole batch on every rank,
 // and this rank's part of dx. saved is what batch_norm_forward_training returned. Collective.
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+  requires Kokkos::is_execution_space<Space>::value
+void batch_norm_backward(const Space& space, MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& gamma,
+                         const nn::batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
+                         const GradView& dbeta, const nn::batch_norm_options& options = {}) {
+  detail::backward(space, comm, dy, x, gamma, saved, dx, dgamma, dbeta, options,
+                   detail::payload_path_for<typename XView::memory_space>());
+}
 template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
 void batch_norm_backward(MPI_Comm comm, const DyView& dy, const XView& x, const ParamView& gamma,
                          const nn::batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
                          const GradView& dbeta, const nn::batch_norm_options& options = {}) {
-  detail::backward(comm, dy, x, gamma, saved, dx, dgamma, dbeta, options,
-                   detail::payload_path_for<typename XView::memory_space>());
+  batch_norm_backward(typename XView::execution_space{}, comm, dy, x, gamma, saved, dx, dgamma, dbeta, options);
 }
 
 }  // namespace ordo::mpi

@@ -18,6 +18,8 @@
 #include <ordo/mpi/error.hpp>
 
 #include <Kokkos_Core.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 #include <mpi.h>
 
 #include <array>
@@ -35,29 +37,25 @@ using ordo::detail::has_nan;
 using ordo::detail::has_negative_infinity;
 using ordo::detail::has_positive_infinity;
 
+// The policies a sum across ranks supports: exact through the superaccumulator, the others as
+// local sums added in double. A policy ordo::sum gains is a compile error here until it is added
+// (and its reduction across ranks written, where the two ways above do not serve).
+using supported_policies = boost::mp11::mp_list<summation::naive_t, summation::pairwise_t, summation::kahan_t,
+                                                summation::neumaier_t, summation::exact_t>;
+
+// A policy as a number the ranks can compare: its position in ordo::summation::policies.
 template <class Policy>
 constexpr std::int64_t policy_id() {
-  if constexpr (std::is_same_v<Policy, summation::naive_t>) {
-    return 1;
-  } else if constexpr (std::is_same_v<Policy, summation::pairwise_t>) {
-    return 2;
-  } else if constexpr (std::is_same_v<Policy, summation::kahan_t>) {
-    return 3;
-  } else if constexpr (std::is_same_v<Policy, summation::neumaier_t>) {
-    return 4;
-  } else {
-    return 5;
-  }
+  static_assert(boost::mp11::mp_contains<supported_policies, Policy>::value,
+                "ordo::mpi::sum/mean: this summation policy is not supported across ranks yet");
+  return static_cast<std::int64_t>(boost::mp11::mp_find<summation::policies, Policy>::value);
 }
-inline const char* policy_name(std::int64_t id) {
-  switch (id) {
-    case 1: return "summation::naive";
-    case 2: return "summation::pairwise";
-    case 3: return "summation::kahan";
-    case 4: return "summation::neumaier";
-    case 5: return "summation::exact";
-    default: return "an unknown policy";
-  }
+inline std::string policy_name(std::int64_t id) {
+  constexpr std::size_t count = boost::mp11::mp_size<summation::policies>::value;
+  if (id < 0 || id >= static_cast<std::int64_t>(count)) return "an unknown policy";
+  return std::string(boost::mp11::mp_with_index<count>(static_cast<std::size_t>(id), [](auto index) {
+    return boost::mp11::mp_at_c<summation::policies, decltype(index)::value>::name;
+  }));
 }
 
 // An exact accumulator on the wire: its chunks, then how many NaNs, +infinities and -infinities
@@ -91,8 +89,8 @@ struct exact_payload {
 
 // The ranks' agreement, then the payload; returns the global accumulator (exact) or the sum of
 // the local sums in double, and the global count.
-template <class Out, class View, class Policy>
-auto reduce_across(MPI_Comm comm, const View& x, Policy policy, const char* operation) {
+template <class Out, class Space, class View, class Policy>
+auto reduce_across(const Space& space, MPI_Comm comm, const View& x, Policy policy, const char* operation) {
   using value_type = typename View::non_const_value_type;
   static_assert(View::rank == 1, "ordo::mpi::sum/mean(comm, x) requires a rank-1 View");
   static_assert(floating_storage<value_type>,
@@ -104,7 +102,7 @@ auto reduce_across(MPI_Comm comm, const View& x, Policy policy, const char* oper
       {"the summation policy", policy_id<Policy>(), policy_name},
   }};
   check_agreement(comm, operation, items);
-  const auto local = ordo::detail::reduce_view<Out>(typename View::execution_space{}, x, policy);
+  const auto local = ordo::detail::reduce_view<Out>(space, x, policy);
   const auto local_count = static_cast<std::int64_t>(x.extent(0));
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
     exact_payload<ordo::detail::reduced_t<value_type>> payload(local, local_count);
@@ -124,31 +122,39 @@ auto reduce_across(MPI_Comm comm, const View& x, Policy policy, const char* oper
 
 // The sum over every rank's x (exact and correctly rounded by default). Collective: every rank of
 // comm calls it with the same value type, Result and policy (otherwise every rank throws
-// ordo::mpi::error). Empty everywhere: +0.
-template <class Result = void, class View, summation_policy Policy = summation::exact_t>
-  requires(Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Policy policy = {}) {
+// ordo::mpi::error). Empty everywhere: +0. With a leading execution-space instance, the local
+// reduction runs on it; without, on the default instance of x's execution space.
+template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> sum(const ExecutionSpace& space, MPI_Comm comm, const View& x,
+                                             Policy policy = {}) {
   using out = ordo::detail::sum_result_t<Result, View>;
   static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
                 "ordo::mpi::sum<Result>: Result must be float or double");
-  const auto total = detail::reduce_across<out>(comm, x, policy, "ordo::mpi::sum");
+  const auto total = detail::reduce_across<out>(space, comm, x, policy, "ordo::mpi::sum");
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
     return ordo::detail::round_exact_sum<out>(total.accumulator());
   } else {
     return static_cast<out>(total[0]);
   }
 }
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Policy policy = {}) {
+  return sum<Result>(typename View::execution_space{}, comm, x, policy);
+}
 
 // The mean over every rank's x: for exact, the exact global sum divided by the global count and
 // rounded once. Collective, like sum. Throws std::domain_error on every rank when no rank has a
-// value.
-template <class Result = void, class View, summation_policy Policy = summation::exact_t>
-  requires(Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Policy policy = {}) {
+// value. With or without a leading execution-space instance, as sum.
+template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> mean(const ExecutionSpace& space, MPI_Comm comm, const View& x,
+                                              Policy policy = {}) {
   using out = ordo::detail::sum_result_t<Result, View>;
   static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
                 "ordo::mpi::mean<Result>: Result must be float or double");
-  const auto total = detail::reduce_across<out>(comm, x, policy, "ordo::mpi::mean");
+  const auto total = detail::reduce_across<out>(space, comm, x, policy, "ordo::mpi::mean");
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
     if (total.count() == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
     return ordo::detail::round_exact_mean<out>(total.accumulator(), static_cast<std::uint64_t>(total.count()));
@@ -156,6 +162,11 @@ ordo::detail::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Poli
     if (total[1] == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
     return static_cast<out>(total[0] / total[1]);
   }
+}
+template <class Result = void, class View, summation_policy Policy = summation::exact_t>
+  requires(Kokkos::is_view<View>::value)
+ordo::detail::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Policy policy = {}) {
+  return mean<Result>(typename View::execution_space{}, comm, x, policy);
 }
 
 }  // namespace ordo::mpi

@@ -19,12 +19,12 @@
 // <ordo/mpi/batch_norm.hpp> for the phases across MPI ranks.
 
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/host_dispatched.hpp>
-#include <ordo/kernels/detail/kokkos_math.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
-#include <ordo/kernels/detail/scratch_lease.hpp>
-#include <ordo/kernels/detail/view_checks.hpp>
-#include <ordo/kernels/detail/work_partition.hpp>
+#include <ordo/platform/host_dispatched.hpp>
+#include <ordo/platform/kokkos_math.hpp>
+#include <ordo/platform/launch_shape.hpp>
+#include <ordo/platform/scratch_lease.hpp>
+#include <ordo/platform/view_checks.hpp>
+#include <ordo/platform/work_partition.hpp>
 #include <ordo/nn/detail/batch_norm_checks.hpp>
 #include <ordo/nn/detail/batch_norm_kernels.hpp>
 #include <ordo/nn/detail/batch_norm_team_kernels.hpp>
@@ -117,9 +117,9 @@ inline constexpr bool batch_norm_parameters_v<T, Views...> =
 // The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
 // results do not depend on it), with team scratch for the chains' results.
 template <class Space, class Kernel>
-void launch_teams(const char* label, const team_cut& t, int scratch_arrays, const Kernel& kernel) {
+void launch_teams(const Space& space, const char* label, const team_cut& t, int scratch_arrays, const Kernel& kernel) {
   if (t.teams == 0) return;
-  Kokkos::TeamPolicy<Space> policy(static_cast<int>(t.teams), Kokkos::AUTO);
+  Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(t.teams), Kokkos::AUTO);
   const std::int64_t values = t.scratch_values(scratch_arrays);
   if (values > 0) {
     policy.set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double)))));
@@ -132,36 +132,36 @@ inline std::int64_t elements_of(const work_partition& p) { return p.g.outer * p.
 
 // Item statistics, then their merge in item order: mean and m2 (C each) may be the partials' row 0.
 template <class Space, class T>
-void launch_local_moments(launch_shape shape, const work_partition& p, const T* x, double* partial_sum,
+void launch_local_moments(const Space& space, launch_shape shape, const work_partition& p, const T* x, double* partial_sum,
                           double* partial_m2, double* mean, double* m2, const char* statistics_label,
                           const char* merge_label) {
   const double count = static_cast<double>(p.g.per_channel());
   if (shape == launch_shape::host) {
-    Kokkos::parallel_for(statistics_label, item_policy<Space>(0, p.items()),
+    Kokkos::parallel_for(statistics_label, item_policy<Space>(space, 0, p.items()),
                          dispatched(item_moments_kernel<T>{p, x, partial_sum, partial_m2}));
-    Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, merge_chunks(p.g.channels)),
                          merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
   } else {
     const team_cut t = team_cut_of(p);
-    launch_teams<Space>(statistics_label, t, 1, team_moments_kernel<T, Space>{p, t, x, partial_sum, partial_m2});
-    Kokkos::parallel_for(merge_label, item_policy<Space>(0, p.g.channels),
+    launch_teams(space, statistics_label, t, 1, team_moments_kernel<T, Space>{p, t, x, partial_sum, partial_m2});
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, p.g.channels),
                          channel_merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
   }
 }
 
 template <class Space, class T>
-void launch_normalize(launch_shape shape, const work_partition& p, const T* x, T* y,
+void launch_normalize(const Space& space, launch_shape shape, const work_partition& p, const T* x, T* y,
                       const affine_coefficients<compute_type_t<T>>& k, const char* label) {
   if (shape == launch_shape::host) {
-    Kokkos::parallel_for(label, item_policy<Space>(0, p.items()), dispatched(normalize_kernel<T>{p, x, y, k}));
+    Kokkos::parallel_for(label, item_policy<Space>(space, 0, p.items()), dispatched(normalize_kernel<T>{p, x, y, k}));
   } else {
-    Kokkos::parallel_for(label, item_policy<Space>(0, elements_of(p)), element_normalize_kernel<T>{p.g, x, y, k});
+    Kokkos::parallel_for(label, item_policy<Space>(space, 0, elements_of(p)), element_normalize_kernel<T>{p.g, x, y, k});
   }
 }
 
 // From the batch statistics: saved mean and invstd, the running statistics, and y.
 template <class Space, class T, class ParamView, class StatView, class Memory>
-void launch_apply_statistics(launch_shape shape, const work_partition& p, double count, const double* batch_mean,
+void launch_apply_statistics(const Space& space, launch_shape shape, const work_partition& p, double count, const double* batch_mean,
                              const double* batch_m2, const T* x, const ParamView& gamma, const ParamView& beta,
                              const StatView& running_mean, const StatView& running_var, T* y,
                              const batch_norm_saved<Memory>& saved, const batch_norm_options& options,
@@ -175,7 +175,7 @@ void launch_apply_statistics(launch_shape shape, const work_partition& p, double
   const double eps = options.eps, momentum = options.momentum;
   using stat_type = typename StatView::non_const_value_type;
   Kokkos::parallel_for(
-      coefficients_label, item_policy<Space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+      coefficients_label, item_policy<Space>(space, 0, cs), KOKKOS_LAMBDA(std::int64_t c) {
         const double m = batch_mean[c], m2 = batch_m2[c];
         const double biased = m2 / count, unbiased = m2 / (count - 1);
         const double is = 1.0 / ordo::detail::math::sqrt(biased + eps);
@@ -189,35 +189,35 @@ void launch_apply_statistics(launch_shape shape, const work_partition& p, double
         running_mean(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * m);
         running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
       });
-  launch_normalize<Space>(shape, p, x, y,
+  launch_normalize(space, shape, p, x, y,
                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
                            coefficients.data() + 3 * cs},
                           normalize_label);
-  Space().fence();
+  space.fence();
 }
 
 // Item gradient sums, then their merge in item order: sum_dy and dotp may be the partials' row 0.
 template <class Space, class T>
-void launch_local_gradient_sums(launch_shape shape, const work_partition& p, const T* x, const T* dy,
+void launch_local_gradient_sums(const Space& space, launch_shape shape, const work_partition& p, const T* x, const T* dy,
                                 const double* mean, double* partial_dy, double* partial_dotp, double* sum_dy,
                                 double* dotp, const char* sums_label, const char* merge_label) {
   if (shape == launch_shape::host) {
-    Kokkos::parallel_for(sums_label, item_policy<Space>(0, p.items()),
+    Kokkos::parallel_for(sums_label, item_policy<Space>(space, 0, p.items()),
                          dispatched(item_backward_sums_kernel<T>{p, x, dy, mean, partial_dy, partial_dotp}));
-    Kokkos::parallel_for(merge_label, item_policy<Space>(0, merge_chunks(p.g.channels)),
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, merge_chunks(p.g.channels)),
                          merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
   } else {
     const team_cut t = team_cut_of(p);
-    launch_teams<Space>(sums_label, t, 2,
+    launch_teams(space, sums_label, t, 2,
                         team_backward_sums_kernel<T, Space>{p, t, x, dy, mean, partial_dy, partial_dotp});
-    Kokkos::parallel_for(merge_label, item_policy<Space>(0, p.g.channels),
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, p.g.channels),
                          channel_merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
   }
 }
 
 // From the batch's gradient sums: dgamma, dbeta and dx.
 template <class Space, class T, class ParamView, class GradView, class Memory>
-void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, double count, const double* total_dy,
+void launch_apply_gradient_sums(const Space& space, launch_shape shape, const work_partition& p, double count, const double* total_dy,
                                 const double* total_dotp, const T* x, const T* dy, const ParamView& gamma,
                                 const batch_norm_saved<Memory>& saved, T* dx, const GradView& dgamma,
                                 const GradView& dbeta, const char* coefficients_label, const char* gradient_label) {
@@ -230,7 +230,7 @@ void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, dou
   const auto mean = saved.mean;
   const auto invstd = saved.invstd;
   Kokkos::parallel_for(
-      coefficients_label, item_policy<Space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+      coefficients_label, item_policy<Space>(space, 0, cs), KOKKOS_LAMBDA(std::int64_t c) {
         const double sum_dy = total_dy[c], dotp = total_dotp[c];
         const double is = invstd(c);
         const auto centre = split<C>(mean(c));
@@ -245,13 +245,13 @@ void launch_apply_gradient_sums(launch_shape shape, const work_partition& p, dou
   const gradient_coefficients<C> k{coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
                                    coefficients.data() + 3 * cs, coefficients.data() + 4 * cs};
   if (shape == launch_shape::host) {
-    Kokkos::parallel_for(gradient_label, item_policy<Space>(0, p.items()),
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(space, 0, p.items()),
                          dispatched(input_gradient_kernel<T>{p, x, dy, dx, k}));
   } else {
-    Kokkos::parallel_for(gradient_label, item_policy<Space>(0, elements_of(p)),
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(space, 0, elements_of(p)),
                          element_input_gradient_kernel<T>{p.g, x, dy, dx, k});
   }
-  Space().fence();
+  space.fence();
 }
 
 // The checks every forward entry point makes of gamma, beta and the running statistics.
@@ -291,15 +291,16 @@ inline void check_training_count(double count, const std::string& shape, const c
 // The entry points below in a given launch shape; the public functions pass their space's
 // default_launch_shape_v, and the tests the other shape too.
 
-template <class XView>
-batch_norm_statistics<typename XView::memory_space> local_statistics(launch_shape shape, const XView& x,
+template <class Space, class XView>
+batch_norm_statistics<typename XView::memory_space> local_statistics(const Space& space, launch_shape shape, const XView& x,
                                                                      const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_local_statistics";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
                                         "with float gamma, beta and statistics)");
+  static_assert(accessible_from_v<Space, XView>,
+                "ordo::nn::batch_norm_local_statistics: x must be accessible from the execution space the call runs on");
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
@@ -312,24 +313,23 @@ batch_norm_statistics<typename XView::memory_space> local_statistics(launch_shap
   batch_norm_statistics<memory> statistics{static_cast<double>(b.g.per_channel()),
                                            uninitialized_view<double, memory>("ordo::nn::batch mean", cs),
                                            uninitialized_view<double, memory>("ordo::nn::batch m2", cs)};
-  const auto xs = read_operand(x, b);
+  const auto xs = read_operand(space, x, b);
   const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial moments",
                                                                        2 * p.row_items * cs);
-  launch_local_moments<space>(shape, p, xs.data(), partials.part(0, p.row_items * cs).data(),
+  launch_local_moments(space, shape, p, xs.data(), partials.part(0, p.row_items * cs).data(),
                               partials.part(p.row_items * cs, p.row_items * cs).data(), statistics.mean.data(),
                               statistics.m2.data(), "ordo::nn::batch_norm_local_statistics items",
                               "ordo::nn::batch_norm_local_statistics merge");
-  space().fence();
+  space.fence();
   return statistics;
 }
 
-template <class XView, class ParamView, class StatView, class YView, class MemorySpace>
+template <class Space, class XView, class ParamView, class StatView, class YView, class MemorySpace>
 batch_norm_saved<typename XView::memory_space> apply_statistics(
-    launch_shape shape, const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
+    const Space& space, launch_shape shape, const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
     const ParamView& beta, const StatView& running_mean, const StatView& running_var, const YView& y,
     const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_apply_statistics";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
@@ -339,9 +339,9 @@ batch_norm_saved<typename XView::memory_space> apply_statistics(
   static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
                 "ordo::nn::batch_norm_apply_statistics: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
                 "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<space, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
+  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
                 "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
-                "statistics must be accessible from x's execution space");
+                "statistics must be accessible from the execution space");
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   check_channels(statistics.mean, b.g.channels, op, "statistics.mean");
@@ -350,24 +350,23 @@ batch_norm_saved<typename XView::memory_space> apply_statistics(
   const std::int64_t cs = b.g.channels;
   batch_norm_saved<memory> saved{uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
                                  uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
-  const auto xs = read_operand(x, b);
-  const auto ys = write_operand(y, b);
-  launch_apply_statistics<space>(shape, partition_of(b.g), statistics.count, statistics.mean.data(),
+  const auto xs = read_operand(space, x, b);
+  const auto ys = write_operand(space, y, b);
+  launch_apply_statistics(space, shape, partition_of(b.g), statistics.count, statistics.mean.data(),
                                  statistics.m2.data(), xs.data(), gamma, beta, running_mean, running_var, ys.data(),
                                  saved, options, "ordo::nn::batch_norm_apply_statistics coefficients",
                                  "ordo::nn::batch_norm_apply_statistics normalize");
-  ys.write_back();
+  ys.write_back(space);
   return saved;
 }
 
-template <class XView, class ParamView, class StatView, class YView>
-batch_norm_saved<typename XView::memory_space> forward_training(launch_shape shape, const XView& x,
+template <class Space, class XView, class ParamView, class StatView, class YView>
+batch_norm_saved<typename XView::memory_space> forward_training(const Space& space, launch_shape shape, const XView& x,
                                                                 const ParamView& gamma, const ParamView& beta,
                                                                 const StatView& running_mean,
                                                                 const StatView& running_var, const YView& y,
                                                                 const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_forward_training";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
@@ -377,9 +376,9 @@ batch_norm_saved<typename XView::memory_space> forward_training(launch_shape sha
   static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
                 "ordo::nn::batch_norm_forward_training: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
                 "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<space, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
-                "execution space");
+  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm_forward_training: x, y, gamma, beta and the running statistics must be "
+                "accessible from the execution space the call runs on");
   const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   check_training_count(static_cast<double>(b.g.per_channel()), "input of shape " + view_shape_text(x), op);
@@ -388,30 +387,29 @@ batch_norm_saved<typename XView::memory_space> forward_training(launch_shape sha
   // Written in full by the coefficients kernel.
   batch_norm_saved<memory> saved{uninitialized_view<double, memory>("ordo::nn::saved mean", cs),
                                  uninitialized_view<double, memory>("ordo::nn::saved invstd", cs)};
-  const auto xs = read_operand(x, b);
-  const auto ys = write_operand(y, b);
+  const auto xs = read_operand(space, x, b);
+  const auto ys = write_operand(space, y, b);
   const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial moments",
                                                                        2 * p.row_items * cs);
   double* const partial_sum = partials.part(0, p.row_items * cs).data();
   double* const partial_m2 = partials.part(p.row_items * cs, p.row_items * cs).data();
   // The merge leaves the batch mean and M2 in the partials' first row.
-  launch_local_moments<space>(shape, p, xs.data(), partial_sum, partial_m2, partial_sum, partial_m2,
+  launch_local_moments(space, shape, p, xs.data(), partial_sum, partial_m2, partial_sum, partial_m2,
                               "ordo::nn::batch_norm_forward_training statistics",
                               "ordo::nn::batch_norm_forward_training merge");
-  launch_apply_statistics<space>(shape, p, static_cast<double>(b.g.per_channel()), partial_sum, partial_m2,
+  launch_apply_statistics(space, shape, p, static_cast<double>(b.g.per_channel()), partial_sum, partial_m2,
                                  xs.data(), gamma, beta, running_mean, running_var, ys.data(), saved, options,
                                  "ordo::nn::batch_norm_forward_training coefficients",
                                  "ordo::nn::batch_norm_forward_training normalize");
-  ys.write_back();
+  ys.write_back(space);
   return saved;
 }
 
-template <class XView, class ParamView, class StatView, class YView>
-void forward_inference(launch_shape shape, const XView& x, const ParamView& gamma, const ParamView& beta,
+template <class Space, class XView, class ParamView, class StatView, class YView>
+void forward_inference(const Space& space, launch_shape shape, const XView& x, const ParamView& gamma, const ParamView& beta,
                        const StatView& running_mean, const StatView& running_var, const YView& y,
                        const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_forward_inference";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
@@ -421,21 +419,21 @@ void forward_inference(launch_shape shape, const XView& x, const ParamView& gamm
   static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
                 "ordo::nn::batch_norm_forward_inference: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
                 "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<space, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm: y, gamma, beta and the running statistics must be accessible from x's "
-                "execution space");
+  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView>,
+                "ordo::nn::batch_norm_forward_inference: x, y, gamma, beta and the running statistics must be "
+                "accessible from the execution space the call runs on");
   const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
-  const auto xs = read_operand(x, b);
-  const auto ys = write_operand(y, b);
+  const auto xs = read_operand(space, x, b);
+  const auto ys = write_operand(space, y, b);
   using C = compute_type_t<T>;
   const scratch_lease<C, memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
   const auto coefficients = coefficient_lease.part(0, 4 * cs);
   const double eps = options.eps;
   Kokkos::parallel_for(
-      "ordo::nn::batch_norm_forward_inference coefficients", item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+      "ordo::nn::batch_norm_forward_inference coefficients", item_policy<Space>(space, 0, cs), KOKKOS_LAMBDA(std::int64_t c) {
         const double is = 1.0 / ordo::detail::math::sqrt(static_cast<double>(running_var(c)) + eps);
         const auto centre = split<C>(static_cast<double>(running_mean(c)));
         coefficients(c) = centre.high;
@@ -443,29 +441,29 @@ void forward_inference(launch_shape shape, const XView& x, const ParamView& gamm
         coefficients(2 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
         coefficients(3 * cs + c) = static_cast<C>(beta(c));
       });
-  launch_normalize<space>(shape, p, xs.data(), ys.data(),
+  launch_normalize(space, shape, p, xs.data(), ys.data(),
                           {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
                            coefficients.data() + 3 * cs},
                           "ordo::nn::batch_norm_forward_inference");
-  space().fence();
-  ys.write_back();
+  space.fence();
+  ys.write_back(space);
 }
 
-template <class DyView, class XView, class MemorySpace>
-batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(launch_shape shape, const DyView& dy,
+template <class Space, class DyView, class XView, class MemorySpace>
+batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(const Space& space, launch_shape shape, const DyView& dy,
                                                                            const XView& x,
                                                                            const batch_norm_saved<MemorySpace>& saved,
                                                                            const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_local_gradient_sums";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
                                         "with float gamma, beta and statistics)");
   static_assert(std::is_same_v<typename DyView::non_const_value_type, T>,
                 "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
-  static_assert(accessible_from_v<space, DyView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_local_gradient_sums: dy and saved must be accessible from x's execution space");
+  static_assert(accessible_from_v<Space, XView, DyView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_local_gradient_sums: x, dy and saved must be accessible from the execution space the "
+                "call runs on");
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"));
   check_channels(saved.mean, b.g.channels, op, "saved.mean");
   const work_partition p = partition_of(b.g);
@@ -478,26 +476,25 @@ batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(launc
   batch_norm_gradient_sums<memory> sums{static_cast<double>(b.g.per_channel()),
                                         uninitialized_view<double, memory>("ordo::nn::sum dy", cs),
                                         uninitialized_view<double, memory>("ordo::nn::dotp", cs)};
-  const auto xs = read_operand(x, b);
-  const auto dys = read_operand(dy, b);
+  const auto xs = read_operand(space, x, b);
+  const auto dys = read_operand(space, dy, b);
   const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial gradient sums",
                                                                        2 * p.row_items * cs);
-  launch_local_gradient_sums<space>(shape, p, xs.data(), dys.data(), saved.mean.data(),
+  launch_local_gradient_sums(space, shape, p, xs.data(), dys.data(), saved.mean.data(),
                                     partials.part(0, p.row_items * cs).data(),
                                     partials.part(p.row_items * cs, p.row_items * cs).data(), sums.sum_dy.data(),
                                     sums.dotp.data(), "ordo::nn::batch_norm_local_gradient_sums items",
                                     "ordo::nn::batch_norm_local_gradient_sums merge");
-  space().fence();
+  space.fence();
   return sums;
 }
 
-template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView, class SumSpace>
-void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumSpace>& sums, const DyView& dy,
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView, class SumSpace>
+void apply_gradient_sums(const Space& space, launch_shape shape, const batch_norm_gradient_sums<SumSpace>& sums, const DyView& dy,
                          const XView& x, const ParamView& gamma, const batch_norm_saved<MemorySpace>& saved,
                          const DxView& dx, const GradView& dgamma, const GradView& dbeta,
                          const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_apply_gradient_sums";
-  using space = typename XView::execution_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
                                         "with float gamma, beta and statistics)");
@@ -507,10 +504,10 @@ void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumS
   static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
                 "ordo::nn::batch_norm_apply_gradient_sums: x of ordo::half or ordo::bfloat16 requires gamma, dgamma "
                 "and dbeta of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
+  static_assert(accessible_from_v<Space, XView, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
                                   Kokkos::View<double*, SumSpace>>,
                 "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
-                "accessible from x's execution space");
+                "accessible from the execution space");
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
   check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
   check_channels(sums.sum_dy, b.g.channels, op, "sums.sum_dy");
@@ -518,22 +515,21 @@ void apply_gradient_sums(launch_shape shape, const batch_norm_gradient_sums<SumS
   if (!(sums.count > 0)) {
     throw std::invalid_argument(std::string(op) + ": the sums cover no values (count " + count_text(sums.count) + ")");
   }
-  const auto xs = read_operand(x, b);
-  const auto dys = read_operand(dy, b);
-  const auto dxs = write_operand(dx, b);
-  launch_apply_gradient_sums<space>(shape, partition_of(b.g), sums.count, sums.sum_dy.data(), sums.dotp.data(),
+  const auto xs = read_operand(space, x, b);
+  const auto dys = read_operand(space, dy, b);
+  const auto dxs = write_operand(space, dx, b);
+  launch_apply_gradient_sums(space, shape, partition_of(b.g), sums.count, sums.sum_dy.data(), sums.dotp.data(),
                                     xs.data(), dys.data(), gamma, saved, dxs.data(), dgamma, dbeta,
                                     "ordo::nn::batch_norm_apply_gradient_sums coefficients",
                                     "ordo::nn::batch_norm_apply_gradient_sums input gradient");
-  dxs.write_back();
+  dxs.write_back(space);
 }
 
-template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
-void backward(launch_shape shape, const DyView& dy, const XView& x, const ParamView& gamma,
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+void backward(const Space& space, launch_shape shape, const DyView& dy, const XView& x, const ParamView& gamma,
               const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
               const GradView& dbeta, const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_backward";
-  using space = typename XView::execution_space;
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
   static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
@@ -544,45 +540,59 @@ void backward(launch_shape shape, const DyView& dy, const XView& x, const ParamV
   static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
                 "ordo::nn::batch_norm_backward: x of ordo::half or ordo::bfloat16 requires gamma, dgamma and dbeta of "
                 "float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<space, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_backward: dy, dx, gamma, the gradients and saved must be accessible from x's "
-                "execution space");
+  static_assert(accessible_from_v<Space, XView, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::batch_norm_backward: x, dy, dx, gamma, the gradients and saved must be accessible from the "
+                "execution space the call runs on");
   const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
   check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
-  const auto xs = read_operand(x, b);
-  const auto dys = read_operand(dy, b);
-  const auto dxs = write_operand(dx, b);
+  const auto xs = read_operand(space, x, b);
+  const auto dys = read_operand(space, dy, b);
+  const auto dxs = write_operand(space, dx, b);
   const scratch_lease<double, memory, scratch_slot::partials> partials("ordo::nn::partial gradient sums",
                                                                        2 * p.row_items * cs);
   double* const partial_dy = partials.part(0, p.row_items * cs).data();
   double* const partial_dotp = partials.part(p.row_items * cs, p.row_items * cs).data();
-  launch_local_gradient_sums<space>(shape, p, xs.data(), dys.data(), saved.mean.data(), partial_dy, partial_dotp,
+  launch_local_gradient_sums(space, shape, p, xs.data(), dys.data(), saved.mean.data(), partial_dy, partial_dotp,
                                     partial_dy, partial_dotp, "ordo::nn::batch_norm_backward sums",
                                     "ordo::nn::batch_norm_backward merge");
-  launch_apply_gradient_sums<space>(shape, p, static_cast<double>(b.g.per_channel()), partial_dy, partial_dotp,
+  launch_apply_gradient_sums(space, shape, p, static_cast<double>(b.g.per_channel()), partial_dy, partial_dotp,
                                     xs.data(), dys.data(), gamma, saved, dxs.data(), dgamma, dbeta,
                                     "ordo::nn::batch_norm_backward coefficients",
                                     "ordo::nn::batch_norm_backward input gradient");
-  dxs.write_back();
+  dxs.write_back(space);
 }
 
 }  // namespace detail
 
+// Every entry point below has two forms: with a leading execution-space instance, on which it
+// launches every kernel and copy (a CUDA stream, an OpenMP partition), and without, on the
+// default instance of x's execution space. Each returns once its results are complete: it
+// fences that instance alone, before returning the scratch memory it leased to the next call.
+
 // Phase 1 of the training forward pass: the statistics of x, which may be part of the batch.
+template <class Space, class XView>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_statistics<typename XView::memory_space> batch_norm_local_statistics(
+    const Space& space, const XView& x, const batch_norm_options& options = {}) {
+  return detail::local_statistics(space, detail::default_launch_shape_v<Space>, x, options);
+}
 template <class XView>
 batch_norm_statistics<typename XView::memory_space> batch_norm_local_statistics(const XView& x,
                                                                                const batch_norm_options& options = {}) {
-  return detail::local_statistics(detail::default_launch_shape_v<typename XView::execution_space>, x, options);
+  return batch_norm_local_statistics(typename XView::execution_space{}, x, options);
 }
 
 // Phase 2: the statistics of two parts of a batch combined channel by channel (Chan et al.). The
 // bits depend on the order of the arguments: merge parts in a fixed order (say, by MPI rank).
-template <class MemorySpace>
-batch_norm_statistics<MemorySpace> merge(const batch_norm_statistics<MemorySpace>& a,
+template <class Space, class MemorySpace>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_statistics<MemorySpace> merge(const Space& space, const batch_norm_statistics<MemorySpace>& a,
                                          const batch_norm_statistics<MemorySpace>& b) {
-  using space = typename MemorySpace::execution_space;
+  static_assert(detail::accessible_from_v<Space, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::merge(batch_norm_statistics): the statistics must be accessible from the execution space "
+                "the call runs on");
   detail::check_same_shape(a.mean, b.mean, "ordo::nn::merge(batch_norm_statistics)", "a.mean", "b.mean");
   const std::int64_t cs = static_cast<std::int64_t>(a.mean.extent(0));
   batch_norm_statistics<MemorySpace> total{a.count + b.count,
@@ -591,61 +601,104 @@ batch_norm_statistics<MemorySpace> merge(const batch_norm_statistics<MemorySpace
   const double na = a.count, nb = b.count;
   const auto am = a.mean, am2 = a.m2, bm = b.mean, bm2 = b.m2, mean = total.mean, m2 = total.m2;
   Kokkos::parallel_for(
-      "ordo::nn::merge(batch_norm_statistics)", detail::item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+      "ordo::nn::merge(batch_norm_statistics)", detail::item_policy<Space>(space, 0, cs),
+      KOKKOS_LAMBDA(std::int64_t c) {
         channel_moments m{na, am(c), am2(c)};
         m.merge(channel_moments{nb, bm(c), bm2(c)});
         mean(c) = m.mean;
         m2(c) = m.m2;
       });
-  space().fence();
+  space.fence();
   return total;
+}
+template <class MemorySpace>
+batch_norm_statistics<MemorySpace> merge(const batch_norm_statistics<MemorySpace>& a,
+                                         const batch_norm_statistics<MemorySpace>& b) {
+  return merge(typename MemorySpace::execution_space{}, a, b);
 }
 
 // Phase 3: normalizes x (this caller's part of the batch) with the statistics of the whole batch,
 // updates the running statistics and returns the saved mean and invstd for backward.
+template <class Space, class XView, class ParamView, class StatView, class YView, class MemorySpace>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_saved<typename XView::memory_space> batch_norm_apply_statistics(
+    const Space& space, const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
+    const ParamView& beta, const StatView& running_mean, const StatView& running_var, const YView& y,
+    const batch_norm_options& options = {}) {
+  return detail::apply_statistics(space, detail::default_launch_shape_v<Space>, statistics, x, gamma, beta,
+                                  running_mean, running_var, y, options);
+}
 template <class XView, class ParamView, class StatView, class YView, class MemorySpace>
 batch_norm_saved<typename XView::memory_space> batch_norm_apply_statistics(
     const batch_norm_statistics<MemorySpace>& statistics, const XView& x, const ParamView& gamma,
     const ParamView& beta, const StatView& running_mean, const StatView& running_var, const YView& y,
     const batch_norm_options& options = {}) {
-  return detail::apply_statistics(detail::default_launch_shape_v<typename XView::execution_space>, statistics, x,
-                                  gamma, beta, running_mean, running_var, y, options);
+  return batch_norm_apply_statistics(typename XView::execution_space{}, statistics, x, gamma, beta, running_mean,
+                                     running_var, y, options);
 }
 
 // Training forward pass: normalizes each channel with its batch mean and biased variance, updates
 // the running statistics with the unbiased variance, and returns the saved mean and invstd.
 // The three phases on the whole batch, with the batch statistics in scratch memory.
+template <class Space, class XView, class ParamView, class StatView, class YView>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
+    const Space& space, const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
+    const StatView& running_var, const YView& y, const batch_norm_options& options = {}) {
+  return detail::forward_training(space, detail::default_launch_shape_v<Space>, x, gamma, beta, running_mean,
+                                  running_var, y, options);
+}
 template <class XView, class ParamView, class StatView, class YView>
+  requires Kokkos::is_view<XView>::value
 batch_norm_saved<typename XView::memory_space> batch_norm_forward_training(
     const XView& x, const ParamView& gamma, const ParamView& beta, const StatView& running_mean,
     const StatView& running_var, const YView& y, const batch_norm_options& options = {}) {
-  return detail::forward_training(detail::default_launch_shape_v<typename XView::execution_space>, x, gamma, beta,
-                                  running_mean, running_var, y, options);
+  return batch_norm_forward_training(typename XView::execution_space{}, x, gamma, beta, running_mean, running_var, y,
+                                     options);
 }
 
 // Inference: normalizes with the running statistics, y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta.
+template <class Space, class XView, class ParamView, class StatView, class YView>
+  requires Kokkos::is_execution_space<Space>::value
+void batch_norm_forward_inference(const Space& space, const XView& x, const ParamView& gamma, const ParamView& beta,
+                                  const StatView& running_mean, const StatView& running_var, const YView& y,
+                                  const batch_norm_options& options = {}) {
+  detail::forward_inference(space, detail::default_launch_shape_v<Space>, x, gamma, beta, running_mean, running_var,
+                            y, options);
+}
 template <class XView, class ParamView, class StatView, class YView>
+  requires Kokkos::is_view<XView>::value
 void batch_norm_forward_inference(const XView& x, const ParamView& gamma, const ParamView& beta,
                                   const StatView& running_mean, const StatView& running_var, const YView& y,
                                   const batch_norm_options& options = {}) {
-  detail::forward_inference(detail::default_launch_shape_v<typename XView::execution_space>, x, gamma, beta,
-                            running_mean, running_var, y, options);
+  batch_norm_forward_inference(typename XView::execution_space{}, x, gamma, beta, running_mean, running_var, y,
+                               options);
 }
 
 // Phase 1 of backward: sum dy and sum (x - mean) dy per channel over x, which may be part of the
 // batch; mean is the batch mean saved by the forward pass.
+template <class Space, class DyView, class XView, class MemorySpace>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_gradient_sums<typename XView::memory_space> batch_norm_local_gradient_sums(
+    const Space& space, const DyView& dy, const XView& x, const batch_norm_saved<MemorySpace>& saved,
+    const batch_norm_options& options = {}) {
+  return detail::local_gradient_sums(space, detail::default_launch_shape_v<Space>, dy, x, saved, options);
+}
 template <class DyView, class XView, class MemorySpace>
+  requires Kokkos::is_view<DyView>::value
 batch_norm_gradient_sums<typename XView::memory_space> batch_norm_local_gradient_sums(
     const DyView& dy, const XView& x, const batch_norm_saved<MemorySpace>& saved, const batch_norm_options& options = {}) {
-  return detail::local_gradient_sums(detail::default_launch_shape_v<typename XView::execution_space>, dy, x, saved,
-                                     options);
+  return batch_norm_local_gradient_sums(typename XView::execution_space{}, dy, x, saved, options);
 }
 
 // Phase 2 of backward: the sums of two parts of a batch added channel by channel (a + b).
-template <class MemorySpace>
-batch_norm_gradient_sums<MemorySpace> merge(const batch_norm_gradient_sums<MemorySpace>& a,
+template <class Space, class MemorySpace>
+  requires Kokkos::is_execution_space<Space>::value
+batch_norm_gradient_sums<MemorySpace> merge(const Space& space, const batch_norm_gradient_sums<MemorySpace>& a,
                                             const batch_norm_gradient_sums<MemorySpace>& b) {
-  using space = typename MemorySpace::execution_space;
+  static_assert(detail::accessible_from_v<Space, Kokkos::View<double*, MemorySpace>>,
+                "ordo::nn::merge(batch_norm_gradient_sums): the sums must be accessible from the execution space "
+                "the call runs on");
   detail::check_same_shape(a.sum_dy, b.sum_dy, "ordo::nn::merge(batch_norm_gradient_sums)", "a.sum_dy", "b.sum_dy");
   const std::int64_t cs = static_cast<std::int64_t>(a.sum_dy.extent(0));
   batch_norm_gradient_sums<MemorySpace> total{a.count + b.count,
@@ -653,33 +706,57 @@ batch_norm_gradient_sums<MemorySpace> merge(const batch_norm_gradient_sums<Memor
                                               detail::uninitialized_view<double, MemorySpace>("ordo::nn::dotp", cs)};
   const auto ad = a.sum_dy, ap = a.dotp, bd = b.sum_dy, bp = b.dotp, d = total.sum_dy, q = total.dotp;
   Kokkos::parallel_for(
-      "ordo::nn::merge(batch_norm_gradient_sums)", detail::item_policy<space>(0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+      "ordo::nn::merge(batch_norm_gradient_sums)", detail::item_policy<Space>(space, 0, cs),
+      KOKKOS_LAMBDA(std::int64_t c) {
         d(c) = ad(c) + bd(c);
         q(c) = ap(c) + bp(c);
       });
-  space().fence();
+  space.fence();
   return total;
+}
+template <class MemorySpace>
+batch_norm_gradient_sums<MemorySpace> merge(const batch_norm_gradient_sums<MemorySpace>& a,
+                                            const batch_norm_gradient_sums<MemorySpace>& b) {
+  return merge(typename MemorySpace::execution_space{}, a, b);
 }
 
 // Phase 3 of backward: dgamma, dbeta and this caller's part of dx from the sums of the whole batch.
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView,
+          class SumSpace>
+  requires Kokkos::is_execution_space<Space>::value
+void batch_norm_apply_gradient_sums(const Space& space, const batch_norm_gradient_sums<SumSpace>& sums,
+                                    const DyView& dy, const XView& x, const ParamView& gamma,
+                                    const batch_norm_saved<MemorySpace>& saved, const DxView& dx,
+                                    const GradView& dgamma, const GradView& dbeta,
+                                    const batch_norm_options& options = {}) {
+  detail::apply_gradient_sums(space, detail::default_launch_shape_v<Space>, sums, dy, x, gamma, saved, dx, dgamma,
+                              dbeta, options);
+}
 template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView, class SumSpace>
 void batch_norm_apply_gradient_sums(const batch_norm_gradient_sums<SumSpace>& sums, const DyView& dy, const XView& x,
                                     const ParamView& gamma, const batch_norm_saved<MemorySpace>& saved,
                                     const DxView& dx, const GradView& dgamma, const GradView& dbeta,
                                     const batch_norm_options& options = {}) {
-  detail::apply_gradient_sums(detail::default_launch_shape_v<typename XView::execution_space>, sums, dy, x, gamma,
-                              saved, dx, dgamma, dbeta, options);
+  batch_norm_apply_gradient_sums(typename XView::execution_space{}, sums, dy, x, gamma, saved, dx, dgamma, dbeta,
+                                 options);
 }
 
 // Backward of the training pass: with sum_dy = sum dy and dotp = sum (x - mean) dy per channel,
 //   dx = (dy - sum_dy / M - (x - mean) invstd^2 dotp / M) invstd gamma,  dgamma = dotp invstd,  dbeta = sum_dy.
 // The three phases on the whole batch, with the sums in scratch memory.
+template <class Space, class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+  requires Kokkos::is_execution_space<Space>::value
+void batch_norm_backward(const Space& space, const DyView& dy, const XView& x, const ParamView& gamma,
+                         const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
+                         const GradView& dbeta, const batch_norm_options& options = {}) {
+  detail::backward(space, detail::default_launch_shape_v<Space>, dy, x, gamma, saved, dx, dgamma, dbeta, options);
+}
 template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+  requires Kokkos::is_view<DyView>::value
 void batch_norm_backward(const DyView& dy, const XView& x, const ParamView& gamma,
                          const batch_norm_saved<MemorySpace>& saved, const DxView& dx, const GradView& dgamma,
                          const GradView& dbeta, const batch_norm_options& options = {}) {
-  detail::backward(detail::default_launch_shape_v<typename XView::execution_space>, dy, x, gamma, saved, dx, dgamma,
-                   dbeta, options);
+  batch_norm_backward(typename XView::execution_space{}, dy, x, gamma, saved, dx, dgamma, dbeta, options);
 }
 
 }  // namespace ordo::nn

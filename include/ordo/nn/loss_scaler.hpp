@@ -13,8 +13,8 @@
 //   scaler.update();
 
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/kokkos_math.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
+#include <ordo/platform/kokkos_math.hpp>
+#include <ordo/platform/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -15,10 +15,10 @@
 // be the same View. See docs/softmax.md.
 
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
-#include <ordo/kernels/detail/scratch_lease.hpp>
-#include <ordo/kernels/detail/view_checks.hpp>
-#include <ordo/kernels/detail/work_partition.hpp>
+#include <ordo/platform/launch_shape.hpp>
+#include <ordo/platform/scratch_lease.hpp>
+#include <ordo/platform/view_checks.hpp>
+#include <ordo/platform/work_partition.hpp>
 #include <ordo/nn/detail/softmax_kernels.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -8,8 +8,8 @@
 // portable kernels read them with a transpose flag or strides, never a copy).
 
 #include <ordo/core/chain.hpp>
-#include <ordo/core/detail/shape_text.hpp>
-#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/platform/shape_text.hpp>
+#include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/gemm.hpp>

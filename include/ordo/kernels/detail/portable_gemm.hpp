@@ -2,7 +2,7 @@
 #define ORDO_KERNELS_DETAIL_PORTABLE_GEMM_HPP
 
 // C = alpha * A * B + beta * C as Kokkos team kernels, in two launch shapes
-// (kernels/detail/launch_shape.hpp) that give the same bits.
+// (platform/launch_shape.hpp) that give the same bits.
 //
 // Host shape: Goto's blocking (K. Goto, R. van de Geijn, "Anatomy of high-performance matrix
 // multiplication", ACM TOMS 34(3), 2008) in the BLIS formulation (F. Van Zee, R. van de Geijn,
@@ -25,9 +25,9 @@
 // the 16 stages of a slice.
 
 #include <ordo/core/config.hpp>
-#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
+#include <ordo/platform/launch_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -126,15 +126,7 @@ struct gemm_tiling<ExecutionSpace, T, launch_shape::device> {
 // compute type (float) for a 16-bit storage type. An explicit Compute overrides it
 // (ordo::precision<float, double> accumulates float data in double).
 template <class T>
-struct gemm_scalar {
-  using type = T;
-};
-template <floating_storage T>
-struct gemm_scalar<T> {
-  using type = compute_type_t<T>;
-};
-template <class T>
-using gemm_scalar_t = typename gemm_scalar<T>::type;
+using gemm_scalar_t = compute_type_or_t<T>;
 
 template <class Compute, class CView>
 using gemm_compute_t =

@@ -13,9 +13,9 @@
 //   device: one team per 16 rows of y, 16 lanes per row, neighbouring threads reading neighbouring
 //           elements of a row of a row-major M (coalesced); the lane sums meet in team scratch.
 
-#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/launch_shape.hpp>
+#include <ordo/platform/launch_shape.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -12,6 +12,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <bit>
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -50,11 +52,20 @@ class errors_return_scope {
 struct agreement_item {
   const char* what;           // "the number of channels"
   std::int64_t value;         // this rank's
-  const char* (*name)(std::int64_t);  // words for a value, or nullptr to print the number
+  std::string (*name)(std::int64_t);  // words for a value, or nullptr to print the number
 };
 
 inline std::string value_text(const agreement_item& item, std::int64_t value) {
-  return item.name != nullptr ? std::string(item.name(value)) : std::to_string(value);
+  return item.name != nullptr ? item.name(value) : std::to_string(value);
+}
+
+// A double as an agreement value: its bits (-0 as +0, so that negating the value cannot
+// overflow), and the words for them.
+inline std::int64_t double_id(double value) { return std::bit_cast<std::int64_t>(value == 0 ? 0.0 : value); }
+inline std::string double_text(std::int64_t id) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, std::bit_cast<double>(id)).ptr;  // shortest round trip
+  return std::string(text, end);
 }
 
 // One MPI_Allreduce(MAX) of (v, -v) for each item gives every rank the smallest and largest
@@ -105,7 +116,7 @@ constexpr std::int64_t value_type_id() {
     return 4;
   }
 }
-inline const char* value_type_name(std::int64_t id) {
+inline std::string value_type_name(std::int64_t id) {
   switch (id) {
     case 1: return "float";
     case 2: return "double";

@@ -4,7 +4,7 @@
 // Batch norm's argument checks: x's rank, layout and geometry, and the Views that must match it.
 //
 // The kernels read x, y, dy and dx as (outer, C, inner) blocks of one dense array
-// (kernels/detail/work_partition.hpp). Any dense View is such an array, whatever its layout: sort
+// (platform/work_partition.hpp). Any dense View is such an array, whatever its layout: sort
 // its axes by stride; the axes below the channel axis make `inner`, those above make `outer`.
 // LayoutRight NCHW is (N, C, H W), LayoutLeft NCHW is (H W, C, N), LayoutLeft (N, C) is (1, C, N),
 // and LayoutLeft channels last (N, H, W, C) is (1, C, N H W). Dense Views are used in place and
@@ -14,10 +14,10 @@
 // kernels keeps one summation order, so a strided View gives the bits of a dense copy of it, and
 // the copies cost two memory passes only on the Views that need them.
 
-#include <ordo/core/detail/shape_text.hpp>
-#include <ordo/kernels/detail/scratch_lease.hpp>
-#include <ordo/kernels/detail/view_checks.hpp>
-#include <ordo/kernels/detail/work_partition.hpp>
+#include <ordo/platform/shape_text.hpp>
+#include <ordo/platform/scratch_lease.hpp>
+#include <ordo/platform/view_checks.hpp>
+#include <ordo/platform/work_partition.hpp>
 #include <ordo/nn/memory_format.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -278,20 +278,27 @@ class block_operand {
   using memory = typename View::memory_space;
   static constexpr std::size_t rank = View::rank;
 
-  block_operand(const View& v, const memory_order<rank>& working, bool read) : view_(v), working_(working) {
+  // The copies run on space, in order with the kernels the call launches there.
+  template <class Space>
+  block_operand(const Space& space, const View& v, const memory_order<rank>& working, bool read)
+      : view_(v), working_(working) {
     if (working.size() == 0 || memory_order_of(v).same_positions(working)) {
       data_ = v.data();
       return;
     }
     copy_ = uninitialized_view<value_type, memory>("ordo::nn::batch_norm staged copy", working.size());
     data_ = copy_.data();
-    if (read) Kokkos::deep_copy(strided_copy(), v);
+    if (read) Kokkos::deep_copy(space, strided_copy(), v);
   }
 
   typename View::value_type* data() const { return data_; }
 
-  void write_back() const {
-    if (copy_.data() != nullptr) Kokkos::deep_copy(view_, strided_copy());
+  template <class Space>
+  void write_back(const Space& space) const {
+    if (copy_.data() != nullptr) {
+      Kokkos::deep_copy(space, view_, strided_copy());
+      space.fence();  // the copy is released with this operand
+    }
   }
 
  private:
@@ -312,13 +319,13 @@ class block_operand {
   typename View::value_type* data_ = nullptr;
 };
 
-template <class View, std::size_t Rank>
-block_operand<View> read_operand(const View& v, const block_layout<Rank>& b) {
-  return block_operand<View>(v, b.order, true);
+template <class Space, class View, std::size_t Rank>
+block_operand<View> read_operand(const Space& space, const View& v, const block_layout<Rank>& b) {
+  return block_operand<View>(space, v, b.order, true);
 }
-template <class View, std::size_t Rank>
-block_operand<View> write_operand(const View& v, const block_layout<Rank>& b) {
-  return block_operand<View>(v, b.order, false);
+template <class Space, class View, std::size_t Rank>
+block_operand<View> write_operand(const Space& space, const View& v, const block_layout<Rank>& b) {
+  return block_operand<View>(space, v, b.order, false);
 }
 
 template <class V>

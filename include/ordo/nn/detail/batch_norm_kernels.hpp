@@ -1,17 +1,18 @@
 #ifndef ORDO_NN_DETAIL_BATCH_NORM_KERNELS_HPP
 #define ORDO_NN_DETAIL_BATCH_NORM_KERNELS_HPP
 
-// Batch norm's kernels, one work item each (kernels/detail/work_partition.hpp): per-item
+// Batch norm's kernels, one work item each (platform/work_partition.hpp): per-item
 // statistics and gradient sums, their merges in item order, and the element passes. Each comes in
-// two launch shapes (kernels/detail/launch_shape.hpp) with the same bits: the host shape, here,
+// two launch shapes (platform/launch_shape.hpp) with the same bits: the host shape, here,
 // runs an item on one thread (long runs for caches and SIMD); the device shape
 // (batch_norm_team_kernels.hpp) runs an item on threads of a team that each take one sequential
 // chain of the host's order.
 
 #include <ordo/core/config.hpp>
-#include <ordo/core/detail/storage_conversion.hpp>
+#include <ordo/platform/storage_conversion.hpp>
+#include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/work_partition.hpp>
+#include <ordo/platform/work_partition.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -98,6 +99,7 @@ struct item_moments_kernel {
   double* partial_sum;
   double* partial_m2;
 
+  template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
@@ -215,6 +217,7 @@ struct item_backward_sums_kernel {
   double* partial_dy;
   double* partial_dotp;
 
+  template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
@@ -374,6 +377,7 @@ struct normalize_kernel {
   T* y;
   affine_coefficients<C> k;
 
+  template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
@@ -426,6 +430,7 @@ struct input_gradient_kernel {
   T* dx;
   gradient_coefficients<C> k;
 
+  template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
     const std::int64_t q = item / p.channel_items, w = item % p.channel_items;

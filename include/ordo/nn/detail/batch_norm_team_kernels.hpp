@@ -1,7 +1,7 @@
 #ifndef ORDO_NN_DETAIL_BATCH_NORM_TEAM_KERNELS_HPP
 #define ORDO_NN_DETAIL_BATCH_NORM_TEAM_KERNELS_HPP
 
-// Batch norm's kernels in the device launch shape (kernels/detail/launch_shape.hpp): the host
+// Batch norm's kernels in the device launch shape (platform/launch_shape.hpp): the host
 // shape's kernels (batch_norm_kernels.hpp) cut for thousands of threads, with the same bits.
 
 #include <ordo/nn/detail/batch_norm_kernels.hpp>

@@ -2,7 +2,7 @@
 #define ORDO_NN_DETAIL_SOFTMAX_KERNELS_HPP
 
 // The softmax family's kernels over the last axis of a rank-2 View, one row per work item, in two
-// launch shapes (kernels/detail/launch_shape.hpp):
+// launch shapes (platform/launch_shape.hpp):
 //
 //   host:   a RangePolicy over rows; one thread runs a row in three passes over it (max; exp(x - max)
 //           stored and summed; scaled), the last two from cache, with SIMD lanes.
@@ -17,16 +17,17 @@
 // therefore the same bits in both shapes and on any thread count; the forward's sums differ
 // between the shapes only by the online rescaling (within a few ulps: tests/softmax_test.cpp).
 //
-// exp is ordo's vectorizable fast_exp for float on the host (kernels/detail/fast_exp.hpp, < 1 ulp),
+// exp is ordo's vectorizable fast_exp for float on the host (platform/fast_exp.hpp, < 1 ulp),
 // its scalar twin for the device shape run on the host, and Kokkos' exp in device code and for
 // double.
 
 #include <ordo/core/config.hpp>
-#include <ordo/core/detail/x86/cpu_dispatch.hpp>
+#include <ordo/platform/host_dispatched.hpp>
+#include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/core/float16.hpp>
 #include <ordo/core/scalar_traits.hpp>
-#include <ordo/kernels/detail/fast_exp.hpp>
-#include <ordo/kernels/detail/kokkos_math.hpp>
+#include <ordo/platform/fast_exp.hpp>
+#include <ordo/platform/kokkos_math.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -36,6 +37,12 @@
 #include <type_traits>
 
 namespace ordo::nn::detail {
+
+// Whether a host kernel compiled for Isa compares as two 16-byte halves (fast_exp.hpp): the
+// baseline build's choice; the AVX2 instantiations compare whole 32-byte vectors.
+template <class Isa>
+inline constexpr bool split_compares_for_v =
+    std::is_same_v<Isa, ordo::detail::isa::baseline> && ordo::detail::split_compares_v;
 
 enum class softmax_op { softmax, log_softmax, logsumexp };
 enum class softmax_backward_op { softmax, log_softmax };
@@ -316,23 +323,13 @@ struct host_forward_kernel {
     return false;
   }
 
-  // Runs row r as compiled for the build, or its AVX2 twin on CPUs that have AVX2, like
-  // kernels/detail/host_dispatched.hpp; the twin compares whole 32-byte vectors.
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const {
-#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
-    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
-      run_avx2(*this, r);
-      return;
-    }
-#endif
-    run<ordo::detail::split_compares_v>(r);
-  }
-#if defined(ORDO_IMPL_DISPATCH_AVX2)
-  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const host_forward_kernel& k, std::int64_t r) { k.template run<false>(r); }
-#endif
+  // Row r through the instruction set chosen at run time (platform/host_dispatched.hpp); the
+  // AVX2 instantiation compares whole 32-byte vectors.
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
-  template <bool Split>
+  template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+    [[maybe_unused]] constexpr bool Split = split_compares_for_v<Isa>;
     // A builtin, not std::numeric_limits: nvcc does not let device code call its host constexpr functions.
     constexpr C minus_inf = -static_cast<C>(__builtin_huge_val());
     C buf[softmax_block];
@@ -407,23 +404,13 @@ struct host_backward_kernel {
   row_access<DxView> dx;
   std::int64_t cols;
 
-  // Runs row r as compiled for the build, or its AVX2 twin on CPUs that have AVX2, like
-  // kernels/detail/host_dispatched.hpp; the twin compares whole 32-byte vectors.
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const {
-#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
-    if (ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2) {
-      run_avx2(*this, r);
-      return;
-    }
-#endif
-    run<ordo::detail::split_compares_v>(r);
-  }
-#if defined(ORDO_IMPL_DISPATCH_AVX2)
-  ORDO_IMPL_AVX2_FUNCTION static void run_avx2(const host_backward_kernel& k, std::int64_t r) { k.template run<false>(r); }
-#endif
+  // Row r through the instruction set chosen at run time (platform/host_dispatched.hpp); the
+  // AVX2 instantiation compares whole 32-byte vectors.
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
-  template <bool Split>
+  template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
+    [[maybe_unused]] constexpr bool Split = split_compares_for_v<Isa>;
     C dy_buf[softmax_block], y_buf[softmax_block];
     A lanes[softmax_lanes] = {};
     for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {

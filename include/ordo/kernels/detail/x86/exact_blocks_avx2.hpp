@@ -4,7 +4,7 @@
 // Host-only: the SSE2 kernels' steps with AVX2 intrinsics, compiled for AVX2 whatever the build's
 // flags and chosen at run time. Included by exact_blocks.hpp when ORDO_IMPL_EXACT_AVX2 is set.
 
-#include <ordo/core/detail/x86/cpu_dispatch.hpp>
+#include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/kernels/detail/exact_block_sums.hpp>
 
 #include <immintrin.h>
@@ -14,7 +14,7 @@
 namespace ordo::detail {
 
 // AVX2 kernels when the build targets AVX2, or when the CPU has AVX2 and ORDO_CPU_CAPABILITY does
-// not ask for the baseline (the choice batch norm's kernels make too, core/detail/x86/cpu_dispatch.hpp).
+// not ask for the baseline (the choice batch norm's kernels make too, platform/x86/cpu_dispatch.hpp).
 inline bool exact_blocks_use_avx2() {
 #if defined(__AVX2__)
   return true;

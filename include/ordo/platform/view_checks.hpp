@@ -1,10 +1,10 @@
-#ifndef ORDO_KERNELS_DETAIL_VIEW_CHECKS_HPP
-#define ORDO_KERNELS_DETAIL_VIEW_CHECKS_HPP
+#ifndef ORDO_PLATFORM_VIEW_CHECKS_HPP
+#define ORDO_PLATFORM_VIEW_CHECKS_HPP
 
 // Run-time checks of Views at a public entry point. Each message names the operation, the
 // requirement and the shapes: "ordo::op: y has shape (2, 3) but x has shape (2, 4)".
 
-#include <ordo/core/detail/shape_text.hpp>
+#include <ordo/platform/shape_text.hpp>
 
 #include <Kokkos_Core.hpp>
 

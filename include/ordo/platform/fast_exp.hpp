@@ -1,5 +1,5 @@
-#ifndef ORDO_KERNELS_DETAIL_FAST_EXP_HPP
-#define ORDO_KERNELS_DETAIL_FAST_EXP_HPP
+#ifndef ORDO_PLATFORM_FAST_EXP_HPP
+#define ORDO_PLATFORM_FAST_EXP_HPP
 
 // exp for float on host threads, vectorizable: softmax spends most of its time here, and a call
 // to the C library's expf per element runs at a fraction of memory speed (PyTorch uses Sleef).
@@ -38,7 +38,7 @@ namespace ordo::detail {
 
 // Whether the vector code below compares 32-byte vectors as two halves: in code compiled without
 // AVX, where g++ lowers such comparisons to scalar code (8 times slower). Kernels' AVX2 twins
-// (core/detail/x86/cpu_dispatch.hpp) pass false.
+// (platform/x86/cpu_dispatch.hpp) pass false.
 #if defined(__AVX__)
 inline constexpr bool split_compares_v = false;
 #else

@@ -1,5 +1,5 @@
-#ifndef ORDO_KERNELS_DETAIL_WORK_PARTITION_HPP
-#define ORDO_KERNELS_DETAIL_WORK_PARTITION_HPP
+#ifndef ORDO_PLATFORM_WORK_PARTITION_HPP
+#define ORDO_PLATFORM_WORK_PARTITION_HPP
 
 // Cutting a tensor of channels into work items by its shape alone, shared by the per-channel
 // kernels (batch norm) and the per-row ones (softmax and friends: rows are channels of a

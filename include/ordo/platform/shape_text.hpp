@@ -1,5 +1,5 @@
-#ifndef ORDO_CORE_DETAIL_SHAPE_TEXT_HPP
-#define ORDO_CORE_DETAIL_SHAPE_TEXT_HPP
+#ifndef ORDO_PLATFORM_SHAPE_TEXT_HPP
+#define ORDO_PLATFORM_SHAPE_TEXT_HPP
 
 // Shapes as error messages print them: a matrix as "200x3000" (an extent known only at run time
 // is "dynamic" in a type), a tensor as "(32, 64, 56, 56)". Every run-time message of ordo's

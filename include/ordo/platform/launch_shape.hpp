@@ -1,5 +1,5 @@
-#ifndef ORDO_KERNELS_DETAIL_LAUNCH_SHAPE_HPP
-#define ORDO_KERNELS_DETAIL_LAUNCH_SHAPE_HPP
+#ifndef ORDO_PLATFORM_LAUNCH_SHAPE_HPP
+#define ORDO_PLATFORM_LAUNCH_SHAPE_HPP
 
 // How a kernel cuts its work. A host space has a few threads that want long contiguous runs
 // (caches, SIMD); a GPU wants thousands of threads whose neighbours touch neighbouring
@@ -7,7 +7,7 @@
 // space; both shapes are plain Kokkos and run on every space, so tests run the device shape on
 // the host and check it against the host shape (docs/gpu.md).
 
-#include <ordo/kernels/execution.hpp>
+#include <ordo/platform/execution.hpp>
 
 namespace ordo::detail {
 

@@ -1,5 +1,5 @@
-#ifndef ORDO_CORE_DETAIL_X86_CPU_DISPATCH_HPP
-#define ORDO_CORE_DETAIL_X86_CPU_DISPATCH_HPP
+#ifndef ORDO_PLATFORM_X86_CPU_DISPATCH_HPP
+#define ORDO_PLATFORM_X86_CPU_DISPATCH_HPP
 
 // Host kernels that are compiled twice, for the build's instruction set and for AVX2, and chosen
 // at run time, as PyTorch's ATen chooses its CPU kernels: a plain x86-64 build (SSE2) then runs
@@ -23,6 +23,19 @@
 namespace ordo::detail {
 
 enum class cpu_capability { baseline, avx2 };
+
+// The instruction-set levels a dispatched host kernel is compiled for, as types: a kernel's body
+// is a template on one (run<Isa>), so each level is an instantiation of its own, and
+// run_for_host_isa (platform/host_dispatched.hpp) is the one place that chooses among them. A new
+// level (AVX-512) is one more type here and one more branch there.
+namespace isa {
+struct baseline {
+  static constexpr cpu_capability level = cpu_capability::baseline;
+};
+struct avx2 {
+  static constexpr cpu_capability level = cpu_capability::avx2;
+};
+}  // namespace isa
 
 inline cpu_capability detected_host_capability() {
 #if defined(ORDO_IMPL_DISPATCH_AVX2)

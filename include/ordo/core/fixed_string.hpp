@@ -1,5 +1,5 @@
-#ifndef ORDO_CORE_DETAIL_FIXED_STRING_HPP
-#define ORDO_CORE_DETAIL_FIXED_STRING_HPP
+#ifndef ORDO_CORE_FIXED_STRING_HPP
+#define ORDO_CORE_FIXED_STRING_HPP
 
 // A string built in constant evaluation and usable as a template argument. ordo passes
 // diagnostic messages this way: g++ prints the text verbatim in "In instantiation of ..." lines,

@@ -1,5 +1,5 @@
-#ifndef ORDO_KERNELS_DETAIL_SCRATCH_LEASE_HPP
-#define ORDO_KERNELS_DETAIL_SCRATCH_LEASE_HPP
+#ifndef ORDO_PLATFORM_SCRATCH_LEASE_HPP
+#define ORDO_PLATFORM_SCRATCH_LEASE_HPP
 
 // Scratch buffers that kernels lease for one call and keep from call to call.
 

@@ -1,5 +1,5 @@
-#ifndef ORDO_CORE_DETAIL_STORAGE_CONVERSION_HPP
-#define ORDO_CORE_DETAIL_STORAGE_CONVERSION_HPP
+#ifndef ORDO_PLATFORM_STORAGE_CONVERSION_HPP
+#define ORDO_PLATFORM_STORAGE_CONVERSION_HPP
 
 // widen(x): a storage value in its compute type, exactly, as to_compute does, written so that a
 // loop of them vectorizes (and narrow(x), the rounding back, below). half's own conversion branches on the kind of value (normal,

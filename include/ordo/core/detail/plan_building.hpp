@@ -1,0 +1,160 @@
+#ifndef ORDO_CORE_DETAIL_PLAN_BUILDING_HPP
+#define ORDO_CORE_DETAIL_PLAN_BUILDING_HPP
+
+// What a chain plan holds besides its tree, one concern each, from the planner's pre-order splits
+// (core/chain_plan.hpp's build_plan calls them in this order): the left-to-right cost, the
+// products in evaluation order with the optimal cost, the order string, and the peak of live
+// intermediates with a workspace layout that reaches it. Constexpr, for compile-time plans.
+
+#include <ordo/core/detail/chain_solver.hpp>
+#include <ordo/core/detail/chain_triangulation.hpp>
+#include <ordo/core/planned_product.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+
+namespace ordo::detail {
+
+constexpr std::size_t decimal_digits(std::size_t value) noexcept {
+  std::size_t digits = 1;
+  while (value >= 10) value /= 10, ++digits;
+  return digits;
+}
+
+// Length of an order string: "A1".."An" plus a pair of parentheses per product.
+constexpr std::size_t order_length_bound(std::size_t matrices) noexcept {
+  std::size_t length = 2 * (matrices - 1);
+  for (std::size_t i = 1; i <= matrices; ++i) length += 1 + decimal_digits(i);
+  return length;
+}
+
+// Scalar multiplications of ((A1 A2) A3) ... An; saturated when it does not fit in 64 bits.
+constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims) {
+  const std::size_t n = dims.size() - 1;
+  const std::size_t* d = dims.data();
+  const bool fits = chain_costs_fit(dims);  // then no sum below can overflow
+  cost_type left_to_right = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    left_to_right = fits ? left_to_right + cost_type{d[0]} * d[k] * d[k + 1]
+                         : saturating_add(left_to_right, saturating_mul(saturating_mul(d[0], d[k]), d[k + 1]));
+  }
+  return left_to_right;
+}
+
+// The n - 1 products of the tree that splits describes, in post-order, into products; returns
+// the tree's cost. Throws std::overflow_error when the cost does not fit in 64 bits.
+constexpr cost_type place_products(std::span<const std::size_t> dims, const preorder_splits& splits,
+                                   planned_product* products) {
+  const std::size_t n = dims.size() - 1;
+  const std::size_t* d = dims.data();
+  const bool fits = chain_costs_fit(dims);
+  // One pre-order pass. Product [first, last] is number last - 1 - r in post-order (left subtree
+  // first), where r counts the ancestors whose right subtree holds it: the products before it are
+  // its own descendants (last - first - 1 of them) and the left pieces that those ancestors cut
+  // off, which tile operands 0 .. first-1 in r pieces (first - r products).
+  struct range {
+    std::size_t first, last, rights;
+  };
+  scratch_array<range> pending(n, for_overwrite);
+  range* stack = pending.data();
+  std::size_t depth = 0;
+  if (n > 1) stack[depth++] = {0, n - 1, 0};
+  const std::uint32_t* split = splits.data();
+  cost_type total = 0;
+  while (depth > 0) {
+    const range r = stack[--depth];
+    const std::size_t k = *split++;
+    const std::size_t left = r.first == k ? k : n + k - 1 - r.rights;
+    const std::size_t right = k + 1 == r.last ? r.last : n + r.last - 2 - r.rights;
+    products[r.last - 1 - r.rights] = {left, right, r.first, r.last, d[r.first], d[k + 1], d[r.last + 1], 0};
+    total = fits ? total + cost_type{d[r.first]} * d[k + 1] * d[r.last + 1]
+                 : saturating_add(total, saturating_mul(saturating_mul(d[r.first], d[k + 1]), d[r.last + 1]));
+    if (k + 1 != r.last) stack[depth++] = {k + 1, r.last, r.rights + 1};
+    if (r.first != k) stack[depth++] = {r.first, k, r.rights};
+  }
+  if (total == saturated_cost) {
+    throw std::overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
+  }
+  return total;
+}
+
+// Writes the parenthesization of products (n operands) to out, which holds
+// order_length_bound(n) characters; returns its length.
+constexpr std::size_t write_order(const planned_product* products, std::size_t n, char* out) {
+  // Each product opens a parenthesis before its first operand and closes one after its last.
+  scratch_array<std::size_t> marks(2 * n);
+  std::size_t* opens = marks.data();
+  std::size_t* closes = opens + n;
+  for (std::size_t p = 0; p + 1 < n; ++p) {
+    ++opens[products[p].first];
+    ++closes[products[p].last];
+  }
+  std::size_t length = 0;
+  std::size_t digits = 1, next_power = 10;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t o = opens[i]; o > 0; --o) out[length++] = '(';
+    out[length++] = 'A';
+    if (i + 1 == next_power) ++digits, next_power *= 10;
+    length += digits;
+    for (std::size_t v = i + 1, at = length; v != 0; v /= 10) out[--at] = static_cast<char>('0' + v % 10);
+    for (std::size_t c = closes[i]; c > 0; --c) out[length++] = ')';
+  }
+  return length;
+}
+
+// The peak number of intermediate elements alive at once when products run in order, each
+// factor freed once its parent is computed; sets each product's workspace_offset so that a
+// workspace of exactly the peak holds every intermediate without overlap while it lives.
+// Saturated (and no offsets set) when the peak does not fit in 64 bits.
+constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) {
+  // peak(v) = max(peak(L), size(L) + peak(R), size(L) + size(R) + size(v)); operands and the root
+  // have size 0 because they are not intermediates.
+  scratch_array<cost_type> sizes_and_peaks(4 * n - 2);
+  cost_type* size = sizes_and_peaks.data();
+  cost_type* peak = size + (2 * n - 1);
+  for (std::size_t p = 0; p + 1 < n; ++p) {
+    const planned_product& pr = products[p];
+    const std::size_t node = n + p;
+    size[node] = p + 2 == n ? 0 : saturating_mul(pr.rows, pr.cols);
+    const cost_type while_right = saturating_add(size[pr.left], peak[pr.right]);
+    const cost_type at_parent = saturating_add(saturating_add(size[pr.left], size[pr.right]), size[node]);
+    cost_type highest = peak[pr.left];
+    highest = while_right > highest ? while_right : highest;
+    peak[node] = at_parent > highest ? at_parent : highest;
+  }
+  const cost_type peak_elements = peak[n == 1 ? 0 : 2 * n - 2];
+  if (n == 1 || peak_elements == saturated_cost) return peak_elements;
+
+  // Workspace layout reaching exactly the peak. A node placed at one end of its free region puts
+  // both children at the other end, the left child outermost: the children never overlap the
+  // parent's slot because size(L) + size(R) + size(v) <= peak(v) <= the region, and the right
+  // child's region, shrunk by the left child, still holds peak(R). The root behaves like a node
+  // at the right end with no slot of its own.
+  struct region {
+    std::size_t node;
+    cost_type begin, end;
+    bool at_left_end;
+  };
+  scratch_array<region> todo(n, for_overwrite);
+  region* regions = todo.data();
+  std::size_t depth = 0;
+  regions[depth++] = {2 * n - 2, 0, peak_elements, false};
+  while (depth > 0) {
+    const region r = regions[--depth];
+    planned_product& pr = products[r.node - n];
+    pr.workspace_offset = r.at_left_end ? r.begin : r.end - size[r.node];
+    const cost_type left_size = size[pr.left];
+    if (pr.right >= n) {
+      regions[depth++] = r.at_left_end ? region{pr.right, r.begin, r.end - left_size, false}
+                                       : region{pr.right, r.begin + left_size, r.end, true};
+    }
+    if (pr.left >= n) regions[depth++] = region{pr.left, r.begin, r.end, !r.at_left_end};
+  }
+  return peak_elements;
+}
+
+}  // namespace ordo::detail
+
+#endif

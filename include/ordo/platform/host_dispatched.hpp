@@ -1,0 +1,58 @@
+#ifndef ORDO_PLATFORM_HOST_DISPATCHED_HPP
+#define ORDO_PLATFORM_HOST_DISPATCHED_HPP
+
+// Runs a kernel's body through the build's instruction set or its AVX2 twin, chosen at run time
+// on x86-64 hosts (platform/x86/cpu_dispatch.hpp); elsewhere, and in device code, the body
+// as compiled.
+
+#include <ordo/core/config.hpp>
+#include <ordo/platform/x86/cpu_dispatch.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace ordo::detail {
+
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+// The AVX2 twin of a kernel's body: compiled with AVX2 enabled, calling the body's AVX2
+// instantiation.
+template <class Kernel>
+ORDO_IMPL_AVX2_FUNCTION void run_avx2_twin(const Kernel& kernel, std::int64_t item) {
+  kernel.template run<isa::avx2>(item);
+}
+#endif
+
+// Runs kernel.run<Isa>(item) for the instruction set chosen at run time on the host
+// (platform/x86/cpu_dispatch.hpp: the CPU's, or ORDO_CPU_CAPABILITY); in device code and where the
+// build does not dispatch, the baseline instantiation. Every dispatched host kernel goes through
+// here. Bodies and their helpers are force-inlined so that all of an item's work is compiled for
+// the chosen instruction set. The levels give the same bits: the kernels fix their order of
+// additions in explicit lanes, and no FMA is enabled.
+template <class Kernel>
+KOKKOS_FORCEINLINE_FUNCTION void run_for_host_isa(const Kernel& kernel, std::int64_t item) {
+#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
+  if (host_capability() == cpu_capability::avx2) {
+    run_avx2_twin(kernel, item);
+    return;
+  }
+#endif
+  kernel.template run<isa::baseline>(item);
+}
+
+// A kernel with a body run<Isa>(item) as a Kokkos functor that dispatches each item.
+template <class Kernel>
+struct host_dispatched {
+  Kernel kernel;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const { run_for_host_isa(kernel, item); }
+};
+
+template <class Kernel>
+host_dispatched<Kernel> dispatched(const Kernel& kernel) {
+  return {kernel};
+}
+
+}  // namespace ordo::detail
+
+#endif
