@@ -217,6 +217,10 @@ void check_all_forms(const std::array<std::size_t, N + 1>& dims, std::mt19937_64
                 const auto portable = e.make_result();
                 ordo::evaluate(e, portable, ordo::gemm_backend::portable);
                 CHECK(equals(portable, expected, placement_scale[Pl]));
+                // On an instance given explicitly: the same exact products.
+                const auto on_instance = e.make_result();
+                ordo::evaluate(ExecutionSpace(), e, on_instance);
+                CHECK(equals(on_instance, expected, placement_scale[Pl]));
               };
               (one_placement(std::integral_constant<std::size_t, P>{}), ...);
             }(std::make_index_sequence<placement_scale.size()>{});

@@ -1,7 +1,8 @@
 // The same kernels timed against two versions of ordo's headers (bench/ab/run builds this file
-// twice): batch norm training forward + backward on the shapes of bench/batch_norm, and the exact
-// sum of bench/reduce. It includes only <ordo/ordo.hpp> and names only long-standing entry points,
-// so it compiles against older trees too. Prints "name microseconds" lines (medians).
+// twice): batch norm training forward + backward on the shapes of bench/batch_norm, the exact sum
+// of bench/reduce, softmax, and a 64^3 GEMM whose time is partly dispatch. It includes only
+// <ordo/ordo.hpp> and names only long-standing entry points, so it compiles against older trees
+// too. Prints "name microseconds" lines (medians).
 #include <ordo/ordo.hpp>
 
 #include "bench_support.hpp"
@@ -75,5 +76,21 @@ int main(int argc, char* argv[]) {
     fill(x1, 7);
     std::printf("exact_sum float 2^20\t%.1f\n", 1e6 * median_seconds([&] { sf += ordo::sum(x1); }, 201));
     std::printf("# %g %g\n", double(sf), sd);
+  }
+  {
+    Kokkos::View<float**> x("x", 1024, 8192), y("y", 1024, 8192);
+    fill(x, 8);
+    std::printf("softmax float (1024,8192)\t%.1f\n",
+                1e6 * median_seconds([&] { ordo::nn::softmax(x, y); }, 21));
+  }
+  {
+    Kokkos::View<double**> a("a", 64, 64), b("b", 64, 64), c("c", 64, 64);
+    fill(a, 9);
+    fill(b, 10);
+    const Kokkos::DefaultExecutionSpace space;
+    std::printf("gemm double 64^3 (dispatch)\t%.1f\n", 1e6 * median_seconds([&] {
+                  ordo::gemm(space, 1.0, a, b, 0.0, c);
+                  space.fence();
+                }, 2001));
   }
 }

@@ -28,11 +28,10 @@
 
 #include "bench_support.hpp"
 
-#include <ordo/kernels/matrix.hpp>
+#include <ordo/expression.hpp>
 #include <ordo/kernels/mask.hpp>
 #include <ordo/kernels/multiply.hpp>
 #include <ordo/kernels/reduce.hpp>
-#include <ordo/kernels/transpose.hpp>
 #include <ordo/nn/batch_norm.hpp>
 #include <ordo/nn/softmax.hpp>
 #include <ordo/core/float16.hpp>
@@ -48,6 +47,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -219,36 +219,46 @@ void bench_mask(const options& opt) {
 // ---- chains ------------------------------------------------------------------------------------
 
 using dmatrix = ordo::matrix<double, ordo::dynamic, ordo::dynamic, space>;
+using dview = dmatrix::view_type;
 
 template <std::size_t N>
 void bench_chain(const options& opt, const std::string& name, const std::array<std::size_t, N + 1>& dims) {
-  std::array<dmatrix, N> m;
+  std::vector<dmatrix> m;
   for (std::size_t k = 0; k < N; ++k) {
-    m[k] = dmatrix(dims[k], dims[k + 1]);
-    const auto v = m[k].view();
+    m.emplace_back(dims[k], dims[k + 1]);
+    const auto v = m.back().view();
     fill_uniform(Kokkos::View<double*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()), 40 + k);
   }
   const auto plan = ordo::plan_chain(std::span<const std::size_t>(dims));
-  const std::string label = name + " " + plan.order();
-  dmatrix last;
-  emit("chain", label, "ordo_multiply",
-       time_per_call(opt, [&] { last = std::apply([](const auto&... a) { return ordo::multiply(a...); }, m); }), 0);
-  dmatrix result(plan.rows(), plan.cols());
+  const std::string label = name + " " + std::string(plan.order());
+  const auto all = [&](const auto& f) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) { return f(m[I]...); }(std::make_index_sequence<N>{});
+  };
+  std::vector<dmatrix> last;
+  emit("chain", label, "ordo_multiply", time_per_call(opt, [&] {
+         last.clear();
+         last.push_back(all([](const auto&... a) { return ordo::multiply(a...); }));
+       }),
+       0);
+  const dmatrix result(plan.rows(), plan.cols());
   emit("chain", label, "ordo_evaluate_preallocated", time_per_call(opt, [&] {
-         std::apply([&](const auto&... a) { ordo::evaluate(ordo::chain(a...), result); }, m);
+         all([&](const auto&... a) {
+           ordo::evaluate(space(), ordo::chain(a...), result);
+           return 0;
+         });
        }),
        0);
   // By hand: the planned products, in order, through ordo::gemm (cuBLAS on Kokkos::Cuda), into
   // temporaries allocated before timing.
-  std::vector<dmatrix> node(2 * N - 1);
-  for (std::size_t k = 0; k < N; ++k) node[k] = m[k];
+  std::vector<dview> node(2 * N - 1);
+  for (std::size_t k = 0; k < N; ++k) node[k] = m[k].view();
   std::vector<dmatrix> temporaries;
   for (const auto& p : plan.products()) temporaries.emplace_back(p.rows, p.cols);
   emit("chain", label, "hand_ordered_gemm", time_per_call(opt, [&] {
          for (std::size_t p = 0; p < plan.products().size(); ++p) {
            const auto& step = plan.products()[p];
-           ordo::gemm(1.0, node[step.left], node[step.right], 0.0, temporaries[p]);
-           node[N + p] = temporaries[p];
+           ordo::gemm(space(), 1.0, node[step.left], node[step.right], 0.0, temporaries[p].view());
+           node[N + p] = temporaries[p].view();
          }
        }),
        0);
@@ -256,16 +266,16 @@ void bench_chain(const options& opt, const std::string& name, const std::array<s
 
 void bench_normal_equations(const options& opt) {
   const std::size_t rows = 20000 / static_cast<std::size_t>(opt.scale), cols = 300;
-  dmatrix h(rows, cols), x(cols, 1);
+  const dmatrix h(rows, cols), x(cols, 1);
   fill_uniform(Kokkos::View<double*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.view().data(), h.view().size()), 51);
   fill_uniform(Kokkos::View<double*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(x.view().data(), x.view().size()), 52);
-  dmatrix r(cols, 1), hx(rows, 1);
+  const dmatrix r(cols, 1), hx(rows, 1);
   const std::string label = "H^T H x, H " + std::to_string(rows) + "x300";
   emit("chain", label, "ordo_evaluate_preallocated",
-       time_per_call(opt, [&] { ordo::evaluate(ordo::transpose(h) * h * x, r); }), 0);
+       time_per_call(opt, [&] { ordo::evaluate(space(), ordo::transpose(h) * h * x, r); }), 0);
   emit("chain", label, "hand_ordered_gemm", time_per_call(opt, [&] {
-         ordo::gemm(1.0, h, x, 0.0, hx);
-         ordo::gemm(1.0, ordo::transpose(h), hx, 0.0, r);
+         ordo::gemm(space(), 1.0, h.view(), x.view(), 0.0, hx.view());
+         ordo::gemm(space(), 1.0, ordo::transpose(h).view(), hx.view(), 0.0, r.view());
        }),
        0);
 }

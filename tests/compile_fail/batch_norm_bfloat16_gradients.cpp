@@ -1,5 +1,6 @@
 // needs: kokkos
-// expect: ordo::nn::batch_norm_backward: x of ordo::half or ordo::bfloat16 requires gamma, dgamma and dbeta of float
+// expect: ordo::nn::batch_norm: x of ordo::half or ordo::bfloat16 requires gamma, beta, the running statistics, dgamma and dbeta of float
+// expect: operand_types<ordo::nn::detail::operation::batch_norm_backward
 // bfloat16 gamma and gradients would round the parameters' updates to 8 bits: refused.
 #include <ordo/core/float16.hpp>
 #include <ordo/nn/batch_norm.hpp>

@@ -1,5 +1,6 @@
 // needs: kokkos
-// expect: ordo::nn::batch_norm_forward_training: x of ordo::half or ordo::bfloat16 requires gamma, beta, running_mean and running_var of float
+// expect: ordo::nn::batch_norm: x of ordo::half or ordo::bfloat16 requires gamma, beta, the running statistics, dgamma and dbeta of float
+// expect: operand_types<ordo::nn::detail::operation::batch_norm_forward_training
 // half x takes its parameters in float, as PyTorch's autocast keeps them: double gamma is refused.
 #include <ordo/core/float16.hpp>
 #include <ordo/nn/batch_norm.hpp>

@@ -1,5 +1,6 @@
 // needs: kokkos
 // expect: ordo::nn::batch_norm takes float or double
+// expect: operand_types<ordo::nn::detail::operation::batch_norm_local_statistics
 // Batch norm of integers: refused where the statistics phase starts.
 #include <ordo/nn/batch_norm.hpp>
 

@@ -208,7 +208,7 @@ class chain_expression {
   // Writes the product into m (m = expression); m may be an operand.
   template <any_matrix M>
   void evaluate_into(const M& m) const {
-    detail::evaluate_expression<void>(*this, m, gemm_backend::automatic);
+    detail::evaluate_expression<void>(execution_space{}, *this, m, gemm_backend::automatic);
   }
 
   // The product in a new matrix: ordo::matrix<double, 3, 4> r = a * b; extents must agree (static

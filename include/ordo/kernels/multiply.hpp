@@ -35,7 +35,18 @@ namespace ordo {
 template <class... Ms, any_matrix R>
 void evaluate(const chain_expression<Ms...>& expression, const R& result,
               gemm_backend backend = gemm_backend::automatic) {
-  detail::evaluate_expression<void>(expression, result, backend);
+  detail::evaluate_expression<void>({}, expression, result, backend);
+}
+
+// The same on an instance of the operands' execution space (a CUDA stream, an OpenMP partition):
+// every product and copy runs on it.
+template <class ExecutionSpace, class... Ms, any_matrix R>
+  requires Kokkos::is_execution_space<ExecutionSpace>::value
+void evaluate(const ExecutionSpace& space, const chain_expression<Ms...>& expression, const R& result,
+              gemm_backend backend = gemm_backend::automatic) {
+  static_assert(std::is_same_v<ExecutionSpace, typename chain_expression<Ms...>::execution_space>,
+                "ordo::evaluate(space, chain, result): space must be an instance of the operands' execution space");
+  detail::evaluate_expression<void>(space, expression, result, backend);
 }
 
 // The same with the pair named: every product multiplies and adds in Compute (float data in double
@@ -46,7 +57,7 @@ void evaluate(const chain_expression<Ms...>& expression, const R& result, precis
   static_assert(std::is_same_v<Storage, typename chain_expression<Ms...>::value_type>,
                 "ordo::evaluate(chain, result, ordo::precision<Storage, Compute>) requires Storage to be the "
                 "operands' scalar type");
-  detail::evaluate_expression<Compute>(expression, result, backend);
+  detail::evaluate_expression<Compute>({}, expression, result, backend);
 }
 
 // The product of the operands, computed in the planned order into a new matrix.
@@ -65,7 +76,7 @@ auto multiply(const Ms&... operands) {
 template <class... Ms>
 auto evaluate(const chain_expression<Ms...>& expression, gemm_backend backend = gemm_backend::automatic) {
   auto result = expression.make_result();
-  detail::evaluate_expression<void>(expression, result, backend);
+  detail::evaluate_expression<void>({}, expression, result, backend);
   return result;
 }
 

@@ -114,6 +114,45 @@ inline constexpr bool batch_norm_parameters_v<T, Views...> =
     std::is_same_v<T, compute_type_t<T>> ||
     (std::is_same_v<typename Views::non_const_value_type, compute_type_t<T>> && ...);
 
+// The entry points, as types: a failing check of operand_types names its operation in the
+// compiler's instantiation trace (operand_types<operation::batch_norm_backward, ...>).
+namespace operation {
+struct batch_norm_local_statistics {};
+struct batch_norm_apply_statistics {};
+struct batch_norm_forward_training {};
+struct batch_norm_forward_inference {};
+struct batch_norm_local_gradient_sums {};
+struct batch_norm_apply_gradient_sums {};
+struct batch_norm_backward {};
+}  // namespace operation
+
+template <class... Views>
+struct view_list {};
+
+// The checks that types decide, made once for every entry point, with one wording: x's value type;
+// y, dy and dx of x's value type (SameAsX); 16-bit x with float parameters (Parameters); every View
+// the call touches reachable from the execution space (Touched).
+template <class Operation, class Space, class XView, class SameAsX, class Parameters, class Touched>
+struct operand_types;
+template <class Operation, class Space, class XView, class... SameAsX, class... Parameters, class... Touched>
+struct operand_types<Operation, Space, XView, view_list<SameAsX...>, view_list<Parameters...>, view_list<Touched...>> {
+  using value_type = typename XView::non_const_value_type;
+  static_assert(batch_norm_scalar_v<value_type>,
+                "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 with float gamma, beta "
+                "and statistics); the operation is the first template argument above");
+  static_assert((std::is_same_v<typename SameAsX::non_const_value_type, value_type> && ...),
+                "ordo::nn::batch_norm: y, dy and dx must have x's value type; the operation is the first template "
+                "argument above");
+  static_assert(batch_norm_parameters_v<value_type, Parameters...>,
+                "ordo::nn::batch_norm: x of ordo::half or ordo::bfloat16 requires gamma, beta, the running "
+                "statistics, dgamma and dbeta of float, its compute type (as PyTorch's autocast keeps them); the "
+                "operation is the first template argument above");
+  static_assert(accessible_from_v<Space, XView, Touched...>,
+                "ordo::nn::batch_norm: x and every View the call reads or writes must be accessible from the "
+                "execution space it runs on; the operation is the first template argument above");
+  static constexpr bool checked = true;
+};
+
 // The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
 // results do not depend on it), with team scratch for the chains' results.
 template <class Space, class Kernel>
@@ -296,11 +335,8 @@ batch_norm_statistics<typename XView::memory_space> local_statistics(const Space
                                                                      const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_local_statistics";
   using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(accessible_from_v<Space, XView>,
-                "ordo::nn::batch_norm_local_statistics: x must be accessible from the execution space the call runs on");
+  static_assert(operand_types<operation::batch_norm_local_statistics, Space, XView, view_list<>, view_list<>,
+                              view_list<>>::checked);
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x);
   const work_partition p = partition_of(b.g);
   const std::int64_t cs = b.g.channels;
@@ -331,17 +367,9 @@ batch_norm_saved<typename XView::memory_space> apply_statistics(
     const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_apply_statistics";
   using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_apply_statistics: y must have x's value type");
-  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
-                "ordo::nn::batch_norm_apply_statistics: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
-                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_apply_statistics: y, gamma, beta, the running statistics and the batch "
-                "statistics must be accessible from the execution space");
+  static_assert(operand_types<operation::batch_norm_apply_statistics, Space, XView, view_list<YView>,
+                              view_list<ParamView, StatView>,
+                              view_list<YView, ParamView, StatView, Kokkos::View<double*, MemorySpace>>>::checked);
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   check_channels(statistics.mean, b.g.channels, op, "statistics.mean");
@@ -368,17 +396,8 @@ batch_norm_saved<typename XView::memory_space> forward_training(const Space& spa
                                                                 const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_forward_training";
   using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_forward_training: y must have x's value type");
-  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
-                "ordo::nn::batch_norm_forward_training: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
-                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm_forward_training: x, y, gamma, beta and the running statistics must be "
-                "accessible from the execution space the call runs on");
+  static_assert(operand_types<operation::batch_norm_forward_training, Space, XView, view_list<YView>,
+                              view_list<ParamView, StatView>, view_list<YView, ParamView, StatView>>::checked);
   const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   check_training_count(static_cast<double>(b.g.per_channel()), "input of shape " + view_shape_text(x), op);
@@ -412,16 +431,8 @@ void forward_inference(const Space& space, launch_shape shape, const XView& x, c
   constexpr const char* op = "ordo::nn::batch_norm_forward_inference";
   using memory = typename XView::memory_space;
   using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename YView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_forward_inference: y must have x's value type");
-  static_assert(batch_norm_parameters_v<T, ParamView, StatView>,
-                "ordo::nn::batch_norm_forward_inference: x of ordo::half or ordo::bfloat16 requires gamma, beta, "
-                "running_mean and running_var of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<Space, XView, YView, ParamView, StatView>,
-                "ordo::nn::batch_norm_forward_inference: x, y, gamma, beta and the running statistics must be "
-                "accessible from the execution space the call runs on");
+  static_assert(operand_types<operation::batch_norm_forward_inference, Space, XView, view_list<YView>,
+                              view_list<ParamView, StatView>, view_list<YView, ParamView, StatView>>::checked);
   const auto b = block_layout_of(op, options.layout, x, output(y, "y"));
   check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
   const work_partition p = partition_of(b.g);
@@ -456,14 +467,8 @@ batch_norm_gradient_sums<typename XView::memory_space> local_gradient_sums(const
                                                                            const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_local_gradient_sums";
   using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_local_gradient_sums: dy must have x's value type");
-  static_assert(accessible_from_v<Space, XView, DyView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_local_gradient_sums: x, dy and saved must be accessible from the execution space the "
-                "call runs on");
+  static_assert(operand_types<operation::batch_norm_local_gradient_sums, Space, XView, view_list<DyView>, view_list<>,
+                              view_list<DyView, Kokkos::View<double*, MemorySpace>>>::checked);
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"));
   check_channels(saved.mean, b.g.channels, op, "saved.mean");
   const work_partition p = partition_of(b.g);
@@ -495,19 +500,10 @@ void apply_gradient_sums(const Space& space, launch_shape shape, const batch_nor
                          const DxView& dx, const GradView& dgamma, const GradView& dbeta,
                          const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_apply_gradient_sums";
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
-                    std::is_same_v<typename DxView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_apply_gradient_sums: dy and dx must have x's value type");
-  static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
-                "ordo::nn::batch_norm_apply_gradient_sums: x of ordo::half or ordo::bfloat16 requires gamma, dgamma "
-                "and dbeta of float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<Space, XView, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
-                                  Kokkos::View<double*, SumSpace>>,
-                "ordo::nn::batch_norm_apply_gradient_sums: dy, dx, gamma, the gradients, saved and the sums must be "
-                "accessible from the execution space");
+  static_assert(operand_types<operation::batch_norm_apply_gradient_sums, Space, XView, view_list<DyView, DxView>,
+                              view_list<ParamView, GradView>,
+                              view_list<DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>,
+                                        Kokkos::View<double*, SumSpace>>>::checked);
   const auto b = block_layout_of(batch_extent::part, op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
   check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
   check_channels(sums.sum_dy, b.g.channels, op, "sums.sum_dy");
@@ -531,18 +527,9 @@ void backward(const Space& space, launch_shape shape, const DyView& dy, const XV
               const GradView& dbeta, const batch_norm_options& options) {
   constexpr const char* op = "ordo::nn::batch_norm_backward";
   using memory = typename XView::memory_space;
-  using T = typename XView::non_const_value_type;
-  static_assert(batch_norm_scalar_v<T>, "ordo::nn::batch_norm takes float or double x (or ordo::half, ordo::bfloat16 "
-                                        "with float gamma, beta and statistics)");
-  static_assert(std::is_same_v<typename DyView::non_const_value_type, T> &&
-                    std::is_same_v<typename DxView::non_const_value_type, T>,
-                "ordo::nn::batch_norm_backward: dy and dx must have x's value type");
-  static_assert(batch_norm_parameters_v<T, ParamView, GradView>,
-                "ordo::nn::batch_norm_backward: x of ordo::half or ordo::bfloat16 requires gamma, dgamma and dbeta of "
-                "float, its compute type (as PyTorch's autocast keeps them)");
-  static_assert(accessible_from_v<Space, XView, DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>,
-                "ordo::nn::batch_norm_backward: x, dy, dx, gamma, the gradients and saved must be accessible from the "
-                "execution space the call runs on");
+  static_assert(operand_types<operation::batch_norm_backward, Space, XView, view_list<DyView, DxView>,
+                              view_list<ParamView, GradView>,
+                              view_list<DyView, DxView, ParamView, GradView, Kokkos::View<double*, MemorySpace>>>::checked);
   const auto b = block_layout_of(op, options.layout, x, input(dy, "dy"), output(dx, "dx"));
   check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
   const work_partition p = partition_of(b.g);

@@ -92,9 +92,9 @@ void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, c
 
 // The products of the plan into `result`, which shares no memory with an operand.
 template <class Compute, class Expression, class R>
-void evaluate_unaliased(const Expression& expression, const R& result, gemm_backend backend) {
+void evaluate_unaliased(const typename Expression::execution_space& space, const Expression& expression,
+                        const R& result, gemm_backend backend) {
   using value_type = typename Expression::value_type;
-  using execution_space = typename Expression::execution_space;
   using memory_space = typename Expression::memory_space;
   // Row-major Views unless an operand is transposed: the portable kernels index a LayoutRight View
   // with one stride fewer.
@@ -109,7 +109,6 @@ void evaluate_unaliased(const Expression& expression, const R& result, gemm_back
     }
   };
 
-  const execution_space space{};
   const auto& plan = expression.plan();
   const std::size_t n = plan.matrices();
   std::vector<node_view> nodes(2 * n - 1);
@@ -155,10 +154,12 @@ void evaluate_unaliased(const Expression& expression, const R& result, gemm_back
 }
 
 // Evaluates the expression into result with every product's multiply-adds in Compute (void:
-// gemm_scalar_t of the scalar type). A result that shares memory with an operand (a = a * b) gets
-// the product computed into a temporary first and copied.
+// gemm_scalar_t of the scalar type), every product and copy on space (an instance of the operands'
+// execution space). A result that shares memory with an operand (a = a * b) gets the product
+// computed into a temporary first and copied.
 template <class Compute, class Expression, any_matrix R>
-void evaluate_expression(const Expression& expression, const R& result, gemm_backend backend) {
+void evaluate_expression(const typename Expression::execution_space& space, const Expression& expression,
+                         const R& result, gemm_backend backend) {
   using value_type = typename Expression::value_type;
   using execution_space = typename Expression::execution_space;
   using expected_shape = typename Expression::shape_type;
@@ -184,12 +185,11 @@ void evaluate_expression(const Expression& expression, const R& result, gemm_bac
     boost::hana::for_each(expression.operands(),
                           [&](const auto& operand) { aliases = aliases || shares_memory(storage_of(operand), result); });
     if (!aliases) {
-      evaluate_unaliased<Compute>(expression, result, backend);
+      evaluate_unaliased<Compute>(space, expression, result, backend);
       return;
     }
     const auto temporary = expression.make_result();
-    evaluate_unaliased<Compute>(expression, temporary, backend);
-    const execution_space space{};
+    evaluate_unaliased<Compute>(space, expression, temporary, backend);
     Kokkos::deep_copy(space, result.view(), temporary.view());
     space.fence();
   }
