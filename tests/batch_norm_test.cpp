@@ -364,6 +364,16 @@ TEST_CASE_TEMPLATE_DEFINE("bad input is refused with messages naming what is wro
   CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_bad),
                        "ordo::nn::batch_norm_forward_training: x has shape (5, 3) but y has shape (5, 4)",
                        std::invalid_argument);
+  // The seams that check without running (ordo::mpi's): the same messages, under the caller's name.
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_check_training_arguments("caller", x, wrong, beta, rm, rv, y),
+                       "caller: gamma has 4 entries but x has 3 channels", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_check_training_arguments("caller", x, gamma, beta, rm, rv, y_bad),
+                       "caller: x has shape (5, 3) but y has shape (5, 4)", std::invalid_argument);
+  CHECK_NOTHROW(ordo::nn::batch_norm_check_training_arguments("caller", empty, gamma, beta, rm, rv, empty));
+  CHECK(ordo::nn::batch_norm_channels(x) == 3);
+  ordo::nn::batch_norm_options last;
+  last.layout = ordo::nn::channels_last;
+  CHECK(ordo::nn::batch_norm_channels(x, last) == 3);
   // Contiguous Views are read in place, so they must agree on their strides.
   Kokkos::View<float**, Kokkos::LayoutLeft, memory> y_left("y_left", 5, 3), dx_left("dx_left", 5, 3);
   CHECK_THROWS_WITH_AS(ordo::nn::batch_norm_forward_training(x, gamma, beta, rm, rv, y_left),

@@ -4,7 +4,7 @@
 // Which implementation ordo::gemm uses, and how an implementation declares itself.
 //
 // A backend (host BLAS, cuBLAS, ordo's portable kernel; next rocBLAS or oneMKL) is one header
-// under kernels/detail/backends/ that specializes gemm_backend_traits<B>, as Kokkos Kernels
+// under kernels/detail/backends/ that specializes gemm_backend_traits<Backend>, as Kokkos Kernels
 // declares its TPLs, plus its name in gemm.hpp's list of the backends `automatic` tries:
 //
 //   template <> struct gemm_backend_traits<gemm_backend::blas> {

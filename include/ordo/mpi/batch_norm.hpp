@@ -42,9 +42,8 @@ inline std::string memory_format_name(std::int64_t id) {
 template <class XView>
 std::array<agreement_item, 6> batch_norm_agreement(const XView& x, const nn::batch_norm_options& options) {
   using T = typename XView::non_const_value_type;
-  const std::size_t axis = nn::detail::channel_axis_of(options.layout, XView::rank);
   return {{
-      {"the number of channels", static_cast<std::int64_t>(x.extent(axis)), nullptr},
+      {"the number of channels", static_cast<std::int64_t>(nn::batch_norm_channels(x, options)), nullptr},
       {"the value type of x", value_type_id<T>(), value_type_name},
       {"the number of dimensions of x", static_cast<std::int64_t>(XView::rank), nullptr},
       {"the memory format", options.layout == nn::channels_first ? 0 : 1, memory_format_name},
@@ -177,9 +176,7 @@ nn::batch_norm_saved<typename XView::memory_space> forward_training(
   nn::batch_norm_statistics<memory> local;
   std::exception_ptr failure;
   try {
-    const auto b = nn::detail::block_layout_of(nn::detail::batch_extent::part, op, options.layout, x,
-                                               nn::detail::output(y, "y"));
-    nn::detail::check_forward_parameters(b.g, gamma, beta, running_mean, running_var, op);
+    nn::batch_norm_check_training_arguments(op, x, gamma, beta, running_mean, running_var, y, options);
     local = nn::batch_norm_local_statistics(space, x, options);
   } catch (...) {
     failure = std::current_exception();
@@ -190,7 +187,7 @@ nn::batch_norm_saved<typename XView::memory_space> forward_training(
   global.count = allreduce_payload(space, comm, local.count, local.mean, local.m2, merge.get(), path, op);
   if (global.count < 2) {
     throw std::invalid_argument(std::string(op) + ": expected more than 1 value per channel when training, got " +
-                                nn::detail::count_text(global.count) + " in total across " +
+                                std::to_string(static_cast<long long>(global.count)) + " in total across " +
                                 ranks_text(rank_count(comm, op)));
   }
   return nn::batch_norm_apply_statistics(space, global, x, gamma, beta, running_mean, running_var, y, options);
@@ -209,9 +206,7 @@ void backward(const Space& space, MPI_Comm comm, const DyView& dy, const XView& 
   nn::batch_norm_gradient_sums<memory> local;
   std::exception_ptr failure;
   try {
-    const auto b = nn::detail::block_layout_of(nn::detail::batch_extent::part, op, options.layout, x,
-                                               nn::detail::input(dy, "dy"), nn::detail::output(dx, "dx"));
-    nn::detail::check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, op);
+    nn::batch_norm_check_backward_arguments(op, dy, x, gamma, saved, dx, dgamma, dbeta, options);
     local = nn::batch_norm_local_gradient_sums(space, dy, x, saved, options);
   } catch (...) {
     failure = std::current_exception();

@@ -553,6 +553,40 @@ void backward(const Space& space, launch_shape shape, const DyView& dy, const XV
 
 }  // namespace detail
 
+// Seams for callers that must know, before anything runs, whether a call will accept its
+// arguments (ordo::mpi checks every rank before the ranks exchange statistics, so that one rank's
+// bad arguments never leave the others waiting). Each throws the std::invalid_argument the call
+// would throw, with `operation` as the message's first words, and launches nothing.
+
+// x's number of channels under options.layout.
+template <class XView>
+std::size_t batch_norm_channels(const XView& x, const batch_norm_options& options = {}) {
+  return x.extent(detail::channel_axis_of(options.layout, XView::rank));
+}
+
+// The arguments of a training step on this caller's part of the batch (x may be empty), as
+// batch_norm_apply_statistics checks them.
+template <class XView, class ParamView, class StatView, class YView>
+void batch_norm_check_training_arguments(const char* operation, const XView& x, const ParamView& gamma,
+                                         const ParamView& beta, const StatView& running_mean,
+                                         const StatView& running_var, const YView& y,
+                                         const batch_norm_options& options = {}) {
+  const auto b = detail::block_layout_of(detail::batch_extent::part, operation, options.layout, x, detail::output(y, "y"));
+  detail::check_forward_parameters(b.g, gamma, beta, running_mean, running_var, operation);
+}
+
+// The arguments of the backward of a training step on this caller's part of the batch, as
+// batch_norm_apply_gradient_sums checks them.
+template <class DyView, class XView, class ParamView, class MemorySpace, class DxView, class GradView>
+void batch_norm_check_backward_arguments(const char* operation, const DyView& dy, const XView& x,
+                                         const ParamView& gamma, const batch_norm_saved<MemorySpace>& saved,
+                                         const DxView& dx, const GradView& dgamma, const GradView& dbeta,
+                                         const batch_norm_options& options = {}) {
+  const auto b = detail::block_layout_of(detail::batch_extent::part, operation, options.layout, x,
+                                         detail::input(dy, "dy"), detail::output(dx, "dx"));
+  detail::check_backward_parameters(b.g, gamma, saved, dgamma, dbeta, operation);
+}
+
 // Every entry point below has two forms: with a leading execution-space instance, on which it
 // launches every kernel and copy (a CUDA stream, an OpenMP partition), and without, on the
 // default instance of x's execution space. Each returns once its results are complete: it
