@@ -1,4 +1,5 @@
 #include <ordo/core/float16.hpp>
+#include <ordo/kernels/exact_sum.hpp>
 #include <ordo/kernels/reduce.hpp>
 
 #include "support/exact_reference.hpp"
@@ -265,7 +266,33 @@ TEST_CASE_TEMPLATE_DEFINE("exact sums are bitwise identical under permutation an
     for (const auto& p : parts) total.merge(p);
     CHECK(std::bit_cast<std::uint32_t>(ordo::reducers::exact<float>::result(total)) ==
           std::bit_cast<std::uint32_t>(reference));
+    // The same chunks through the public parts (ordo::exact_sum_of, what ordo::mpi::sum adds
+    // across ranks): merged in a random order, and as the element-wise sum of their words.
+    std::vector<ordo::exact_sum_part<float>> public_parts;
+    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+      public_parts.push_back(ordo::exact_sum_of(
+          ExecutionSpace(), Kokkos::subview(view, Kokkos::make_pair(cuts[c], cuts[c + 1]))));
+    }
+    std::shuffle(public_parts.begin(), public_parts.end(), rng);
+    ordo::exact_sum_part<float> merged;
+    ordo::exact_sum_part<float>::words_type words{};
+    for (const auto& p : public_parts) {
+      merged += p;
+      const auto w = p.words();
+      for (std::size_t i = 0; i < words.size(); ++i) words[i] += w[i];
+    }
+    const auto from_words = ordo::exact_sum_part<float>::from_words(words);
+    const float mean_reference = ordo::mean(ExecutionSpace(), view);
+    const auto check_whole = [&](const ordo::exact_sum_part<float>& whole) {
+      CHECK(whole.count() == static_cast<std::int64_t>(values.size()));
+      CHECK(std::bit_cast<std::uint32_t>(whole.sum<float>()) == std::bit_cast<std::uint32_t>(reference));
+      CHECK(std::bit_cast<std::uint32_t>(whole.mean<float>()) == std::bit_cast<std::uint32_t>(mean_reference));
+      CHECK(ordo_test::is_correctly_rounded(whole.sum<double>(), ordo_test::exact_sum(values)));
+    };
+    check_whole(merged);
+    check_whole(from_words);
   }
+  CHECK_THROWS_AS((void)ordo::exact_sum_part<double>().mean<double>(), std::domain_error);
 }
 ORDO_TEST_ALL_SPACES(reproducible_id);
 

@@ -11,6 +11,7 @@
 #include <ordo/kernels/mask.hpp>
 #include <ordo/kernels/matrix.hpp>
 #include <ordo/kernels/multiply.hpp>
+#include <ordo/kernels/exact_sum.hpp>
 #include <ordo/kernels/reduce.hpp>
 #include <ordo/kernels/transpose.hpp>
 

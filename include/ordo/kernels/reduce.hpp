@@ -554,6 +554,11 @@ using sum_result_t =
 
 }  // namespace detail
 
+// The type ordo::sum<Result> returns for View: Result, or by default the compute type of x's value
+// type (float for float, ordo::half and ordo::bfloat16; double for double).
+template <class Result, class View>
+using sum_result_t = detail::sum_result_t<Result, View>;
+
 // The sum of x under policy (exact by default) on the given execution space. Empty: +0.
 template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
   requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)

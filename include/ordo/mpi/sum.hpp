@@ -13,6 +13,7 @@
 // MPI_SUM: their bits depend on the split and on MPI's reduction order. Every rank returns the
 // same value. See docs/distributed.md.
 
+#include <ordo/kernels/exact_sum.hpp>
 #include <ordo/kernels/reduce.hpp>
 #include <ordo/mpi/detail/communicator.hpp>
 #include <ordo/mpi/error.hpp>
@@ -31,11 +32,6 @@
 namespace ordo::mpi {
 
 namespace detail {
-
-using ordo::detail::exact_accumulator;
-using ordo::detail::has_nan;
-using ordo::detail::has_negative_infinity;
-using ordo::detail::has_positive_infinity;
 
 // The policies a sum across ranks supports: exact through the superaccumulator, the others as
 // local sums added in double. A policy ordo::sum gains is a compile error here until it is added
@@ -58,37 +54,9 @@ inline std::string policy_name(std::int64_t id) {
   }));
 }
 
-// An exact accumulator on the wire: its chunks, then how many NaNs, +infinities and -infinities
-// were seen (counts, so that MPI_SUM also merges the flags), then the number of values. Chunks of
-// normalized accumulators lie in [0, 2^32) but the last, so p ranks add to less than p * 2^32:
-// no 64-bit overflow below 2^31 ranks.
-template <class T>
-struct exact_payload {
-  static constexpr std::size_t chunks = exact_accumulator<T>::chunk_count;
-  static constexpr std::size_t size = chunks + 4;
-  std::array<std::int64_t, size> words{};
-
-  exact_payload(exact_accumulator<T> acc, std::int64_t count) {
-    acc.normalize();
-    for (std::size_t i = 0; i < chunks; ++i) words[i] = acc.chunk[i];
-    words[chunks] = (acc.flags & has_nan) != 0;
-    words[chunks + 1] = (acc.flags & has_positive_infinity) != 0;
-    words[chunks + 2] = (acc.flags & has_negative_infinity) != 0;
-    words[chunks + 3] = count;
-  }
-  exact_accumulator<T> accumulator() const {
-    exact_accumulator<T> acc;
-    for (std::size_t i = 0; i < chunks; ++i) acc.chunk[i] = words[i];
-    acc.flags = (words[chunks] != 0 ? has_nan : 0u) | (words[chunks + 1] != 0 ? has_positive_infinity : 0u) |
-                (words[chunks + 2] != 0 ? has_negative_infinity : 0u);
-    acc.normalize();
-    return acc;
-  }
-  std::int64_t count() const { return words[chunks + 3]; }
-};
-
-// The ranks' agreement, then the payload; returns the global accumulator (exact) or the sum of
-// the local sums in double, and the global count.
+// The ranks' agreement, then the payload: the exact sum's part on each rank, whose words add
+// like the parts (one MPI_Allreduce of 64-bit integers), or each rank's sum under the policy and
+// the count, added in double. Returns the whole exact_sum_part, or {sum, count}.
 template <class Out, class Space, class View, class Policy>
 auto reduce_across(const Space& space, MPI_Comm comm, const View& x, Policy policy, const char* operation) {
   using value_type = typename View::non_const_value_type;
@@ -102,16 +70,14 @@ auto reduce_across(const Space& space, MPI_Comm comm, const View& x, Policy poli
       {"the summation policy", policy_id<Policy>(), policy_name},
   }};
   check_agreement(comm, operation, items);
-  const auto local = ordo::detail::reduce_view<Out>(space, x, policy);
-  const auto local_count = static_cast<std::int64_t>(x.extent(0));
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
-    exact_payload<ordo::detail::reduced_t<value_type>> payload(local, local_count);
-    check(MPI_Allreduce(MPI_IN_PLACE, payload.words.data(), static_cast<int>(payload.size), MPI_INT64_T, MPI_SUM, comm),
+    auto words = ordo::exact_sum_of(space, x).words();
+    check(MPI_Allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()), MPI_INT64_T, MPI_SUM, comm),
           operation, "MPI_Allreduce");
-    return payload;
+    return decltype(ordo::exact_sum_of(space, x))::from_words(words);
   } else {
-    std::array<double, 2> sum_and_count{static_cast<double>(ordo::detail::finish_sum<Out, Policy>(local)),
-                                        static_cast<double>(local_count)};
+    std::array<double, 2> sum_and_count{static_cast<double>(ordo::sum<Out>(space, x, policy)),
+                                        static_cast<double>(x.extent(0))};
     check(MPI_Allreduce(MPI_IN_PLACE, sum_and_count.data(), 2, MPI_DOUBLE, MPI_SUM, comm), operation,
           "MPI_Allreduce");
     return sum_and_count;
@@ -126,21 +92,20 @@ auto reduce_across(const Space& space, MPI_Comm comm, const View& x, Policy poli
 // reduction runs on it; without, on the default instance of x's execution space.
 template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
   requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> sum(const ExecutionSpace& space, MPI_Comm comm, const View& x,
-                                             Policy policy = {}) {
-  using out = ordo::detail::sum_result_t<Result, View>;
+ordo::sum_result_t<Result, View> sum(const ExecutionSpace& space, MPI_Comm comm, const View& x, Policy policy = {}) {
+  using out = ordo::sum_result_t<Result, View>;
   static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
                 "ordo::mpi::sum<Result>: Result must be float or double");
   const auto total = detail::reduce_across<out>(space, comm, x, policy, "ordo::mpi::sum");
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
-    return ordo::detail::round_exact_sum<out>(total.accumulator());
+    return total.template sum<out>();
   } else {
     return static_cast<out>(total[0]);
   }
 }
 template <class Result = void, class View, summation_policy Policy = summation::exact_t>
   requires(Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Policy policy = {}) {
+ordo::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Policy policy = {}) {
   return sum<Result>(typename View::execution_space{}, comm, x, policy);
 }
 
@@ -149,15 +114,15 @@ ordo::detail::sum_result_t<Result, View> sum(MPI_Comm comm, const View& x, Polic
 // value. With or without a leading execution-space instance, as sum.
 template <class Result = void, class ExecutionSpace, class View, summation_policy Policy = summation::exact_t>
   requires(Kokkos::is_execution_space<ExecutionSpace>::value && Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> mean(const ExecutionSpace& space, MPI_Comm comm, const View& x,
-                                              Policy policy = {}) {
-  using out = ordo::detail::sum_result_t<Result, View>;
+ordo::sum_result_t<Result, View> mean(const ExecutionSpace& space, MPI_Comm comm, const View& x,
+                                      Policy policy = {}) {
+  using out = ordo::sum_result_t<Result, View>;
   static_assert(std::is_same_v<out, float> || std::is_same_v<out, double>,
                 "ordo::mpi::mean<Result>: Result must be float or double");
   const auto total = detail::reduce_across<out>(space, comm, x, policy, "ordo::mpi::mean");
   if constexpr (std::is_same_v<Policy, summation::exact_t>) {
     if (total.count() == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
-    return ordo::detail::round_exact_mean<out>(total.accumulator(), static_cast<std::uint64_t>(total.count()));
+    return total.template mean<out>();
   } else {
     if (total[1] == 0) throw std::domain_error("ordo::mpi::mean: empty range on every rank");
     return static_cast<out>(total[0] / total[1]);
@@ -165,7 +130,7 @@ ordo::detail::sum_result_t<Result, View> mean(const ExecutionSpace& space, MPI_C
 }
 template <class Result = void, class View, summation_policy Policy = summation::exact_t>
   requires(Kokkos::is_view<View>::value)
-ordo::detail::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Policy policy = {}) {
+ordo::sum_result_t<Result, View> mean(MPI_Comm comm, const View& x, Policy policy = {}) {
   return mean<Result>(typename View::execution_space{}, comm, x, policy);
 }
 
