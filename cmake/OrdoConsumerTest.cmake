@@ -4,7 +4,23 @@
 #   core_only         an installed ordo in PREFIX, with find_package(Kokkos) disabled
 #   core_install      ordo configured with ORDO_WITH_KOKKOS=OFF and installed into PREFIX first,
 #                     then used as in core_only
+#   fails_*           find_package(ordo) of the consumer in SOURCE, against the install in PREFIX,
+#                     must fail at configure time with ordo's own message, which contains EXPECT
 file(REMOVE_RECURSE "${BUILD}")
+if(MODE MATCHES "^fails_")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE}" -B "${BUILD}" ${ARGS} -DORDO_CONSUMER_MODE=find_package
+                          "-Dordo_ROOT=${PREFIX}" RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(result EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): configuring succeeded, but find_package(ordo) should have failed")
+  endif()
+  # CMake wraps long messages over several indented lines.
+  string(REGEX REPLACE "[ \t\r\n]+" " " text "${out} ${err}")
+  string(FIND "${text}" "${EXPECT}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "consumer (${MODE}): configuring failed without the expected text '${EXPECT}':\n${err}")
+  endif()
+  return()
+endif()
 set(programs consumer consumer_core)
 if(MODE STREQUAL "core_install")
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${ORDO_SOURCE}" -B "${BUILD}/ordo" ${ARGS} -DORDO_WITH_KOKKOS=OFF

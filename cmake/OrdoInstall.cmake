@@ -18,6 +18,11 @@ else()
   install(FILES "${PROJECT_SOURCE_DIR}/include/ordo/core.hpp" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
 endif()
 
+# Where the installed config looks for Kokkos first: the package ordo was built against.
+set(ORDO_KOKKOS_HINT "")
+if(ORDO_WITH_KOKKOS AND DEFINED Kokkos_DIR)
+  set(ORDO_KOKKOS_HINT "${Kokkos_DIR}")
+endif()
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/ordoConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/ordoConfig.cmake" INSTALL_DESTINATION "${ORDO_CMAKE_INSTALL_DIR}")
 # Header-only, so any architecture may use the package.

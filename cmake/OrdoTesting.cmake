@@ -247,8 +247,11 @@ function(ordo_add_consumer_tests dir)
     return()
   endif()
   set(prefix "${CMAKE_CURRENT_BINARY_DIR}/consumer/install")
-  set(common -G "${CMAKE_GENERATOR}" -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
-             -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE} -DKokkos_DIR=${Kokkos_DIR} -DBoost_DIR=${Boost_DIR})
+  # find_package's consumer gets no Kokkos_DIR: the installed config must find the Kokkos ordo was
+  # built against by itself, so that a consumer needs only ordo's prefix.
+  set(find_package_common -G "${CMAKE_GENERATOR}" -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+                          -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE} -DBoost_DIR=${Boost_DIR})
+  set(add_subdirectory_common ${find_package_common} -DKokkos_DIR=${Kokkos_DIR})
   add_test(NAME consumer.install
            COMMAND "${CMAKE_COMMAND}" --install "${PROJECT_BINARY_DIR}" --prefix "${prefix}")
   set_tests_properties(consumer.install PROPERTIES FIXTURES_SETUP ordo_installed)
@@ -257,7 +260,7 @@ function(ordo_add_consumer_tests dir)
     add_test(NAME consumer.${mode}
              COMMAND "${CMAKE_COMMAND}" -DSOURCE=${dir} -DBUILD=${build}
                      -DMODE=${mode} -DPREFIX=${prefix} -DORDO_SOURCE=${PROJECT_SOURCE_DIR}
-                     -DEXPECT_MPI=${ORDO_HAS_MPI} "-DARGS=${common}"
+                     -DEXPECT_MPI=${ORDO_HAS_MPI} "-DARGS=${${mode}_common}"
                      -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
     set_tests_properties(consumer.${mode} PROPERTIES FIXTURES_REQUIRED ordo_installed)
     ordo_test_environment(consumer.${mode})
@@ -280,7 +283,25 @@ function(ordo_add_consumer_tests dir)
                      -DMODE=${mode} -DPREFIX=${mode_prefix} -DORDO_SOURCE=${PROJECT_SOURCE_DIR}
                      "-DARGS=${core_common}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
     set_tests_properties(consumer.${mode} PROPERTIES FIXTURES_REQUIRED ordo_installed)
+    if(mode STREQUAL "core_install")
+      set_tests_properties(consumer.${mode} PROPERTIES FIXTURES_SETUP ordo_core_installed)
+    endif()
   endforeach()
+  # find_package(ordo) without components means core + kernels: it must fail, with ordo's own
+  # message naming COMPONENTS core, against a core-only install and when Kokkos cannot be found.
+  add_test(NAME consumer.fails_core_install_without_components
+           COMMAND "${CMAKE_COMMAND}" -DSOURCE=${dir} -DBUILD=${CMAKE_CURRENT_BINARY_DIR}/consumer/fails_core
+                   -DMODE=fails_core_install -DPREFIX=${CMAKE_CURRENT_BINARY_DIR}/consumer/install_core
+                   "-DEXPECT=this ordo was installed with ORDO_WITH_KOKKOS=OFF: it has only the pure layer; ask for it with find_package(ordo COMPONENTS core)"
+                   "-DARGS=${core_common}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
+  set_tests_properties(consumer.fails_core_install_without_components PROPERTIES FIXTURES_REQUIRED ordo_core_installed)
+  set(without_kokkos ${core_common} -DCMAKE_DISABLE_FIND_PACKAGE_Kokkos=ON)
+  add_test(NAME consumer.fails_without_kokkos
+           COMMAND "${CMAKE_COMMAND}" -DSOURCE=${dir} -DBUILD=${CMAKE_CURRENT_BINARY_DIR}/consumer/fails_kokkos
+                   -DMODE=fails_without_kokkos -DPREFIX=${prefix}
+                   "-DEXPECT=ordo's Kokkos layer (ordo::ordo) needs Kokkos >= 3.4, which CMake did not find"
+                   "-DARGS=${without_kokkos}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
+  set_tests_properties(consumer.fails_without_kokkos PROPERTIES FIXTURES_REQUIRED ordo_installed)
 endfunction()
 
 # Every ```cpp block of README.md and docs/*.md is a complete program: each is compiled and run,
