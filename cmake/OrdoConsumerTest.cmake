@@ -6,7 +6,34 @@
 #                     then used as in core_only
 #   fails_*           find_package(ordo) of the consumer in SOURCE, against the install in PREFIX,
 #                     must fail at configure time with ordo's own message, which contains EXPECT
+#   fresh_install     ordo configured with -DBUILD_TESTING=OFF (CMake's convention turns ordo's
+#                     tests off) and installed at once, before any build: the install succeeds,
+#                     holds the headers and the package, and says that ordo-plan was not built
 file(REMOVE_RECURSE "${BUILD}")
+if(MODE STREQUAL "fresh_install")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${ORDO_SOURCE}" -B "${BUILD}/ordo" ${ARGS} -DBUILD_TESTING=OFF
+                          -DORDO_WITH_KOKKOS=OFF -DORDO_BUILD_EXAMPLES=OFF RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): configuring ordo failed")
+  endif()
+  file(STRINGS "${BUILD}/ordo/CMakeCache.txt" tests_option REGEX "^ORDO_BUILD_TESTS:")
+  if(NOT tests_option STREQUAL "ORDO_BUILD_TESTS:BOOL=OFF")
+    message(FATAL_ERROR "consumer (${MODE}): -DBUILD_TESTING=OFF left ${tests_option}")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD}/ordo" --prefix "${BUILD}/prefix"
+                  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): cmake --install before building failed:\n${err}")
+  endif()
+  string(REGEX REPLACE "[ \t\r\n]+" " " text "${out} ${err}")
+  string(FIND "${text}" "ordo-plan was not built, so it was not installed" at)
+  if(at EQUAL -1 OR NOT EXISTS "${BUILD}/prefix/include/ordo/core.hpp"
+     OR NOT EXISTS "${BUILD}/prefix/share/cmake/ordo/ordoConfig.cmake")
+    message(FATAL_ERROR "consumer (${MODE}): the install lacks the headers or the package, or said nothing of "
+                        "ordo-plan:\n${out}${err}")
+  endif()
+  return()
+endif()
 if(MODE MATCHES "^fails_")
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE}" -B "${BUILD}" ${ARGS} -DORDO_CONSUMER_MODE=find_package
                           "-Dordo_ROOT=${PREFIX}" RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -15,7 +15,9 @@ if(ORDO_WITH_KOKKOS)
   endif()
 else()
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/ordo/core" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
-  install(FILES "${PROJECT_SOURCE_DIR}/include/ordo/core.hpp" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
+  # The pure umbrellas: the planner and the 16-bit types (docs/precision.md: pure C++20).
+  install(FILES "${PROJECT_SOURCE_DIR}/include/ordo/core.hpp" "${PROJECT_SOURCE_DIR}/include/ordo/precision.hpp"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ordo")
 endif()
 
 # Where the installed config looks for Kokkos first: the package ordo was built against.

@@ -302,6 +302,11 @@ function(ordo_add_consumer_tests dir)
                    "-DEXPECT=ordo's Kokkos layer (ordo::ordo) needs Kokkos >= 3.4, which CMake did not find"
                    "-DARGS=${without_kokkos}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
   set_tests_properties(consumer.fails_without_kokkos PROPERTIES FIXTURES_REQUIRED ordo_installed)
+  # Configure with -DBUILD_TESTING=OFF and install before building (about 2 s).
+  add_test(NAME consumer.fresh_install
+           COMMAND "${CMAKE_COMMAND}" -DBUILD=${CMAKE_CURRENT_BINARY_DIR}/consumer/fresh_install -DMODE=fresh_install
+                   -DORDO_SOURCE=${PROJECT_SOURCE_DIR} "-DARGS=${without_kokkos}"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/OrdoConsumerTest.cmake")
 endfunction()
 
 # Every ```cpp block of README.md and docs/*.md is a complete program: each is compiled and run,

@@ -199,12 +199,42 @@ TEST_CASE("ties take the smallest split: equal dims nest to the right") {
   constexpr auto p = ordo::plan_chain(std::array<std::size_t, 5>{7, 7, 7, 7, 7});
   static_assert(p.order() == "(A1(A2(A3A4)))");
   static_assert(p.cost() == 3 * 343);
-  // Three operands with (AB)C and A(BC) equal: ordo takes (AB)C, numpy's multi_dot takes A(BC).
-  constexpr auto q = ordo::plan_chain(std::array<std::size_t, 4>{2, 3, 2, 3});
-  static_assert(q.cost() == 2 * 3 * 2 + 2 * 2 * 3 && q.order() == "((A1A2)A3)");
+  // Three equal squares tie ((AB)C and A(BC) both cost 2 * 343): the smallest split is A(BC).
+  constexpr auto q = ordo::plan_chain(std::array<std::size_t, 4>{7, 7, 7, 7});
+  static_assert(q.cost() == 2 * 343 && q.order() == "(A1(A2A3))");
+  // Not a tie: (AB)C costs 24, A(BC) 36.
+  constexpr auto r = ordo::plan_chain(std::array<std::size_t, 4>{2, 3, 2, 3});
+  static_assert(r.cost() == 2 * 3 * 2 + 2 * 2 * 3 && r.order() == "((A1A2)A3)");
 
   CHECK(ordo::plan_chain(std::vector<std::size_t>{7, 7, 7, 7, 7}).order() == "(A1(A2(A3A4)))");
-  CHECK(ordo::plan_chain(std::vector<std::size_t>{2, 3, 2, 3}).order() == "((A1A2)A3)");
+  CHECK(ordo::plan_chain(std::vector<std::size_t>{7, 7, 7, 7}).order() == "(A1(A2A3))");
+}
+
+TEST_CASE("three operands: every tie and every other case as numpy's multi_dot decides them") {
+  // numpy/linalg/linalg.py, _multi_dot_three: cost1 = cost((AB)C), cost2 = cost(A(BC)),
+  // "if cost1 < cost2: return dot(dot(A, B), C) else: return dot(A, dot(B, C))": a tie goes to
+  // A(BC). Every dims vector in [1, 7]^4, at run time and through the static planner's path.
+  int ties = 0;
+  for (std::size_t a0 = 1; a0 <= 7; ++a0) {
+    for (std::size_t a1 = 1; a1 <= 7; ++a1) {
+      for (std::size_t b1 = 1; b1 <= 7; ++b1) {
+        for (std::size_t c1 = 1; c1 <= 7; ++c1) {
+          const std::size_t cost1 = a0 * a1 * b1 + a0 * b1 * c1;
+          const std::size_t cost2 = a1 * b1 * c1 + a0 * a1 * c1;
+          ties += cost1 == cost2;
+          const std::string numpy = cost1 < cost2 ? "((A1A2)A3)" : "(A1(A2A3))";
+          CAPTURE(a0);
+          CAPTURE(a1);
+          CAPTURE(b1);
+          CAPTURE(c1);
+          CHECK(ordo::plan_chain(std::vector<std::size_t>{a0, a1, b1, c1}).order() == numpy);
+          CHECK(ordo::plan_chain(std::vector<std::size_t>{a0, a1, b1, c1}, ordo::planner::dynamic_programming).order() ==
+                numpy);
+        }
+      }
+    }
+  }
+  CHECK(ties == 99);  // the premise: 99 ties in the range (counted by a Python enumeration of the same formulas)
 }
 
 TEST_CASE("a single matrix and zero-sized dimensions") {
