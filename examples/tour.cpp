@@ -436,11 +436,11 @@ int main(int argc, char* argv[]) {
   q10::run();
   make_mask_loops();
   stop("And more");
-  std::printf("Q8 (memory): examples/q08_memory.cpp. The planner on the command line:\n"
+  std::printf("Q8 (memory): examples/q08_memory.cpp. The planner on the command line (scripts/tour builds it):\n"
               "  build/default/tools/ordo-plan 30 35 15 5 10 20 25 (docs/ordo-plan.md)\n"
               "Q9 (1 GPU vs 8, synchronized batch norm) needs MPI:\n"
-              "  mpirun -np 4 build/default/examples/sync_batch_norm"
-              " (and examples/q09_sync_batch_norm.cpp)\n");
+              "  cmake --build --preset default --target sync_batch_norm &&\n"
+              "  mpirun -np 4 build/default/examples/sync_batch_norm (and examples/q09_sync_batch_norm.cpp)\n");
   stop("Kokkos configuration");
   ordo::print_execution_spaces(std::cout);
   std::cout.flush();
