@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ std::vector<double> make_mask_before(std::size_t n, const double roi[3], double 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   {
     const std::size_t n = 128;
     const double roi[3] = {40.5, 70.25, 64.0};

@@ -4,8 +4,9 @@
 // give the same matrix as an independent integer triple loop. The demonstration lives in
 // support/q01_chain_order.hpp, which the tour calls too.
 #include "support/q01_chain_order.hpp"
+#include "support/kokkos_session.hpp"
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   return ordo_examples::q01::demonstrate() ? 0 : 1;
 }

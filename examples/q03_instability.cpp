@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -170,7 +171,7 @@ void long_sum() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("Question 3: causes of numerical instability, each failing naively and fixed by ordo\n");
   softmax_overflow();
   variance_cancellation();

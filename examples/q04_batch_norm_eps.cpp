@@ -19,6 +19,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -52,7 +53,7 @@ host_matrix forward(const host_matrix& x, double eps, double& invstd_constant) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("Question 4: the epsilon in y = (x - mean) / sqrt(var + eps) * gamma + beta\n");
   {
     // Channel 0 is constant (a dead ReLU, a padded border, a saturated feature); channel 1 is

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include <unistd.h>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -134,7 +135,7 @@ static_assert(plan.peak_temporary_elements() * sizeof(ordo::bfloat16) == 65536);
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("Question 8: predicted peak workspace of a plan against the bytes really allocated\n");
   {
     std::printf("\n== The prediction, at compile time ==\n");

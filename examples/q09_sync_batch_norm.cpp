@@ -23,6 +23,7 @@
 #include <cstring>
 #include <random>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -85,7 +86,7 @@ int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
   int failures = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const ordo_examples::kokkos_session kokkos(argc, argv);
     int world_rank = 0, world = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world);

@@ -21,6 +21,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -218,7 +219,7 @@ void loss_scaling() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("Question 10: reduced precision, its benefits and problems\n");
   // ordo::half spelled out: CUDA's headers declare a ::half of their own.
   std::printf("bytes per value: float %zu, half %zu, bfloat16 %zu (static_assert)\n", sizeof(float),

@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -74,7 +75,7 @@ float mean_on(const host_view& x, Policy policy) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("Question 11: the mean of %llu floats in [1, 2) under every summation policy\n",
               static_cast<unsigned long long>(n));
   {

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -57,7 +58,7 @@ int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
   int failures = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const ordo_examples::kokkos_session kokkos(argc, argv);
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);

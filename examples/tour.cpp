@@ -31,6 +31,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "support/kokkos_session.hpp"
 
 namespace {
 
@@ -416,7 +417,7 @@ void make_mask_loops() {
 
 int main(int argc, char* argv[]) {
   const auto start = std::chrono::steady_clock::now();
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  const ordo_examples::kokkos_session kokkos(argc, argv);
   std::printf("ordo %d.%d.%d: a tour of the questions ordo answers\n\n", ORDO_VERSION_MAJOR, ORDO_VERSION_MINOR,
               ORDO_VERSION_PATCH);
   std::printf(
