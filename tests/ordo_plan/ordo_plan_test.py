@@ -474,6 +474,11 @@ def suite_stdin():
         r = run(args, b"1 2 3")  # arguments win: standard input is not read
         check_success(r, "arguments %r" % args)
         check(r.out == expected, "arguments %r: %r" % (args, r.out))
+    # Arguments without a dim (an empty "$DIMS", separators alone) leave the dims to standard input.
+    for args in [[""], ["", " "], [","], ["--", ""]]:
+        r = run(args, b"30 35 15 5 10 20 25")
+        check_success(r, "arguments %r without a dim, dims on stdin" % args)
+        check(r.out == expected, "arguments %r without a dim, dims on stdin: %r" % (args, r.out))
     r = run(["--json"], b"100 5 200 20\n")
     check_success(r, "--json from stdin")
     check_json([100, 5, 200, 20], optimal([100, 5, 200, 20])[1], r.out, "automatic", "dynamic_programming")
@@ -574,7 +579,7 @@ def suite_errors():
     check_error([], "need at least 2 dims (d0..dn describe n >= 1 matrices), but standard input held 0")
     check_error([], "standard input held 0", b" \n , \n")
     check_error([], "standard input held 1", b"42\n")
-    check_error([","], "the arguments held 0")
+    check_error([","], "standard input held 0")  # no dim in the arguments: standard input, here empty
     check_error(["--bogus", 1, 2], "unknown option '--bogus' (see ordo-plan --help)")
     check_error([1, 2, "-x"], "unknown option '-x'")
     check_error(["--JSON", 1, 2], "unknown option '--JSON'")

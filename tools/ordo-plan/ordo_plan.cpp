@@ -38,7 +38,7 @@ constexpr std::string_view help_text =
 
 Plans the product A1 A2 ... An of n matrices, where Ai is d(i-1) x d(i), with
 ordo::plan_chain: the order of the products that needs the fewest scalar
-multiplications. Dims come from the arguments or, when none are given, from
+multiplications. Dims come from the arguments or, when no argument holds one, from
 standard input; whitespace and commas separate them (commas never group digits:
 write 1000, not 1,000). A dim is a non-negative integer below 2^64; 0 is legal.
 
@@ -420,9 +420,10 @@ int run(std::span<char* const> arguments) {
   const auto read_start = clock::now();
   std::vector<std::size_t> dims;
   std::string_view source = "the arguments";
-  if (!opts.dim_arguments.empty()) {
-    for (const std::string_view arg : opts.dim_arguments) append_dims(arg, "", dims);
-  } else {
+  // Arguments that hold no dim (none, or only empty strings and separators, as a script's empty
+  // "$DIMS" gives) leave the dims to standard input.
+  for (const std::string_view arg : opts.dim_arguments) append_dims(arg, "", dims);
+  if (dims.empty()) {
     append_dims(read_standard_input(), "standard input line", dims);
     source = "standard input";
   }
