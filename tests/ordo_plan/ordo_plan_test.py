@@ -430,6 +430,13 @@ def suite_formats():
         r = run(["--dot"] + dims)
         check_success(r, "--dot %s" % dims)
         check_dot(dims, tree, r.out)
+        r = run(["--cost-only"] + dims)
+        check_success(r, "--cost-only %s" % dims)
+        check(r.out == expected_text(dims, tree).split("   ", 1)[1], "--cost-only %s: %r" % (dims, r.out))
+        r = run(["--json", "--cost-only"] + dims)
+        check_success(r, "--json --cost-only %s" % dims)
+        check("order" not in json.loads(r.out) and json.loads(r.out)["cost"] == f.cost,
+              "--json --cost-only %s: %r" % (dims, r.out))
         r = run(["--stats"] + dims)
         check_success(r, "--stats %s" % dims)
         lines = r.out.split("\n")
@@ -449,7 +456,7 @@ def suite_formats():
         r = run([flag])
         check_success(r, flag)
         for word in ["--planner", "dynamic_programming", "hu_shing", "approximate", "automatic", "--json",
-                     "--dot", "--stats", "--help", "--version", "standard input", "exit status"]:
+                     "--dot", "--stats", "--cost-only", "--help", "--version", "standard input", "exit status"]:
             check(word in r.out, "%s does not mention %s" % (flag, word))
     r = run(["1", "--help", "--bogus"])  # --help wins over what follows
     check_success(r, "--help before a bad option")
@@ -588,6 +595,7 @@ def suite_errors():
     check_error(["--planner=", 1, 2], "unknown planner ''")
     check_error(["--json", "--dot", 1, 2], "--json and --dot cannot be combined")
     check_error(["--dot", "--stats", 1, 2], "--stats cannot be combined with --dot")
+    check_error(["--dot", "--cost-only", 1, 2], "--cost-only cannot be combined with --dot")
     # Costs beyond 64 bits, for every planner: the optimum itself ...
     big = 2**22
     for planner in ["automatic", "dynamic_programming", "hu_shing", "approximate"]:

@@ -51,6 +51,8 @@ options:
   --dot           print the plan tree as a Graphviz digraph (ordo-plan --dot ... | dot -Tpng)
   --stats         also print the planning time, the number of matrices and products and the
                   tree's height (not with --dot)
+  --cost-only     leave out the order (text and JSON): for long chains, whose order line is
+                  about 10 bytes a matrix (not with --dot)
   --help, -h      print this help and exit
   --version       print the version and exit
   --              everything after it is a dim
@@ -92,6 +94,7 @@ struct options {
   output_format format = output_format::text;
   planner_choice planner = planner_choice::automatic;
   bool stats = false;
+  bool cost_only = false;  // no order: for chains whose order line would be megabytes
   bool help = false;
   bool version = false;
   std::vector<std::string_view> dim_arguments;
@@ -157,6 +160,8 @@ options parse_options(std::span<char* const> arguments) {
       set_format(output_format::dot);
     } else if (arg == "--stats") {
       parsed.stats = true;
+    } else if (arg == "--cost-only") {
+      parsed.cost_only = true;
     } else if (arg == "--planner") {
       if (i + 1 == arguments.size()) {
         throw usage_error("--planner needs a name (dynamic_programming, hu_shing, approximate or automatic)");
@@ -167,6 +172,9 @@ options parse_options(std::span<char* const> arguments) {
     } else {
       throw usage_error("unknown option " + quoted(arg) + " (see ordo-plan --help)");
     }
+  }
+  if (parsed.cost_only && parsed.format == output_format::dot) {
+    throw usage_error("--cost-only cannot be combined with --dot (the graph is the order)");
   }
   if (parsed.stats && parsed.format == output_format::dot) {
     throw usage_error("--stats cannot be combined with --dot (a Graphviz graph has no place for timings)");
@@ -339,9 +347,13 @@ std::string node_name(const ordo::chain_plan<ordo::dynamic>& plan, std::size_t n
 
 std::string text_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_numbers& n,
                         const options& opts, std::string_view algorithm, const timings& t) {
-  std::string out = "order: ";
-  out += plan.order();
-  out += "   cost: " + grouped(n.cost) + " mults (left-to-right " + grouped(n.left_to_right_cost) + ", " +
+  std::string out;
+  if (!opts.cost_only) {
+    out += "order: ";
+    out += plan.order();
+    out += "   ";
+  }
+  out += "cost: " + grouped(n.cost) + " mults (left-to-right " + grouped(n.left_to_right_cost) + ", " +
          comparison(n.cost, n.left_to_right_cost) + ")   flops: " + grouped(n.flops) + "\n";
   out += "peak temporary: " + grouped(n.peak_temporary_elements) +
          (n.peak_temporary_elements == 1 ? " element\n" : " elements\n");
@@ -357,9 +369,12 @@ std::string text_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_
 std::string json_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_numbers& n,
                         const options& opts, std::string_view algorithm, const timings& t) {
   // The order holds only 'A', digits and parentheses: nothing to escape.
-  std::string out = "{\n  \"order\": \"";
-  out += plan.order();
-  out += "\",\n";
+  std::string out = "{\n";
+  if (!opts.cost_only) {
+    out += "  \"order\": \"";
+    out += plan.order();
+    out += "\",\n";
+  }
   out += "  \"cost\": " + std::to_string(n.cost) + ",\n";
   out += "  \"left_to_right_cost\": " + std::to_string(n.left_to_right_cost) + ",\n";
   out += "  \"flops\": " + std::to_string(n.flops) + ",\n";
