@@ -406,6 +406,9 @@ TEST_CASE_TEMPLATE_DEFINE("bad input: mismatched or wrongly sized matrices are r
   const dyn a(100, 5), b(5, 200), c(100, 20);
   CHECK_THROWS_WITH_AS(ordo::multiply(a, b, c), "ordo::multiply: A2 is 5x200 but A3 is 100x20 (inner dimensions 200 != 100)",
                        std::invalid_argument);
+  // The message names the function called.
+  CHECK_THROWS_WITH_AS((void)ordo::chain(a, b, c), "ordo::chain: A2 is 5x200 but A3 is 100x20 (inner dimensions 200 != 100)",
+                       std::invalid_argument);
   const dyn good_c(200, 20);
   const auto e = ordo::chain(a, b, good_c);
   dyn wrong(100, 21);

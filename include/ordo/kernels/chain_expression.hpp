@@ -85,11 +85,13 @@ consteval bool valid_chain_operands() {
   }
 }
 
-// Adjacent extents of the leaves at run time, named as ordo::chain names them.
-inline void check_chain_conforms(std::span<const std::size_t> rows, std::span<const std::size_t> cols) {
+// Adjacent extents of the leaves at run time, named as ordo::chain names them; the message starts
+// with the function the user called (ordo::chain, ordo::multiply).
+inline void check_chain_conforms(std::span<const std::size_t> rows, std::span<const std::size_t> cols,
+                                 const char* operation) {
   for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
     if (cols[i] != rows[i + 1]) {
-      throw std::invalid_argument("ordo::multiply: A" + std::to_string(i + 1) + " is " + shape_text(rows[i], cols[i]) +
+      throw std::invalid_argument(std::string(operation) + ": A" + std::to_string(i + 1) + " is " + shape_text(rows[i], cols[i]) +
                                   " but A" + std::to_string(i + 2) + " is " + shape_text(rows[i + 1], cols[i + 1]) +
                                   " (inner dimensions " + std::to_string(cols[i]) + " != " +
                                   std::to_string(rows[i + 1]) + ")");
@@ -98,6 +100,11 @@ inline void check_chain_conforms(std::span<const std::size_t> rows, std::span<co
 }
 
 struct no_runtime_plan {};
+
+// The public function that builds a chain, for its run-time messages.
+struct called_as {
+  const char* name;
+};
 
 // Makes a chain_expression from checked leaves without checking them again.
 struct already_checked_t {
@@ -146,11 +153,15 @@ class chain_expression {
   }
 
   // Throws std::invalid_argument naming the operands when dynamic extents do not conform.
-  explicit chain_expression(const Leaves&... leaves) : operands_(leaves...) {
+  explicit chain_expression(const Leaves&... leaves) : chain_expression(detail::called_as{"ordo::chain"}, leaves...) {}
+  // The same, with the function the user called first in the message (ordo::multiply).
+  chain_expression(detail::called_as operation, const Leaves&... leaves) : operands_(leaves...) {
     if constexpr (!is_static) {
       const std::array<std::size_t, matrices> rows{leaves.rows()...};
       const std::array<std::size_t, matrices> cols{leaves.cols()...};
-      detail::check_chain_conforms(rows, cols);
+      detail::check_chain_conforms(rows, cols, operation.name);
+    } else {
+      (void)operation;
     }
   }
 

@@ -65,7 +65,7 @@ template <product_leaf... Ms>
   requires(sizeof...(Ms) >= 1)
 auto multiply(const Ms&... operands) {
   if constexpr (detail::valid_chain_operands<Ms...>()) {
-    auto expression = chain_expression<Ms...>(operands...);
+    auto expression = chain_expression<Ms...>(detail::called_as{"ordo::multiply"}, operands...);
     auto result = expression.make_result();
     evaluate(expression, result);
     return result;
@@ -103,7 +103,7 @@ auto multiply_in(const Ms&... operands) {
     static_assert(std::is_same_v<typename Precision::storage_type, typename chain_expression<Ms...>::value_type>,
                   "ordo::multiply(..., ordo::precision<Storage, Compute>) requires Storage to be the operands' "
                   "scalar type");
-    auto expression = chain_expression<Ms...>(operands...);
+    auto expression = chain_expression<Ms...>(detail::called_as{"ordo::multiply"}, operands...);
     auto result = expression.make_result();
     evaluate(expression, result, Precision{});
     return result;
