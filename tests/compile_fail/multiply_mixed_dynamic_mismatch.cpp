@@ -1,6 +1,6 @@
 // Static extents that disagree are caught at compile time even when other extents are dynamic.
 // needs: kokkos
-// expect-gcc: ordo: A1 is dynamicx64 but A2 is 63x8 (inner dimensions 64 != 63)
+// expect-gcc: ordo: A1 is ?x64 but A2 is 63x8 (inner dimensions 64 != 63)
 // expect: ordo: chain operands do not conform
 #include <ordo/kernels/multiply.hpp>
 

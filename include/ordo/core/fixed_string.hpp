@@ -33,8 +33,10 @@ struct fixed_string {
     return *this;
   }
 
+  // An extent as messages print it: "?" for one left to run time (ordo::dynamic), so that a shape
+  // reads "?x64" (platform/shape_text.hpp prints run-time messages alike).
   constexpr fixed_string& append_extent(std::size_t extent, std::size_t dynamic_value) noexcept {
-    return extent == dynamic_value ? append("dynamic") : append(extent);
+    return extent == dynamic_value ? append("?") : append(extent);
   }
 
   constexpr std::string_view view() const noexcept { return {text, length}; }

@@ -1,8 +1,9 @@
 #ifndef ORDO_PLATFORM_SHAPE_TEXT_HPP
 #define ORDO_PLATFORM_SHAPE_TEXT_HPP
 
-// Shapes as error messages print them: a matrix as "200x3000" (an extent known only at run time
-// is "dynamic" in a type), a tensor as "(32, 64, 56, 56)". Every run-time message of ordo's
+// Shapes as error messages print them: a matrix as "200x3000" (an extent that a type leaves to run
+// time, ordo::dynamic, is "?": "?x3000", never a 20-digit number or a word glued to the next),
+// a tensor as "(32, 64, 56, 56)". Every run-time message of ordo's
 // layers builds its shapes here, so they read alike.
 
 #include <ordo/core/shape.hpp>
@@ -14,7 +15,7 @@
 namespace ordo::detail {
 
 inline std::string extent_text(std::size_t extent) {
-  return extent == dynamic ? std::string("dynamic") : std::to_string(extent);
+  return extent == dynamic ? std::string("?") : std::to_string(extent);
 }
 
 inline std::string shape_text(std::size_t rows, std::size_t cols) {
