@@ -1,12 +1,10 @@
-"""What the Python drivers of bench/ share (the Python side of bench_support.hpp).
+"""What the benchmarks of bench/ share (the Python side of bench_support.hpp).
 
-A driver imports it with
-
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-    import ordo_bench as ob
-
+bench/run imports it and hands each benchmark (bench/<name>/bench.py) a Context; a benchmark
+module imports it as `import ordo_bench as ob` (bench/run puts bench/support on the path).
 It needs only the standard library; numpy is imported by the functions that use it.
 
+- the runner's side: Section (what measure returns), Context (options, drivers, checks, load);
 - running: log, run, shell, build (the bench preset), binary, thread_env, json_lines;
 - the machine: machine, loadavg, wait_for_load, utc_now, commit, run_lines (the command /
   machine / software / commit lines that end every section);
@@ -16,6 +14,7 @@ It needs only the standard library; numpy is imported by the functions that use 
 - formatting: fmt_time, fmt_count, table (markdown).
 """
 
+import collections
 import datetime
 import gc
 import json
@@ -31,6 +30,49 @@ BUILD = os.path.join(ROOT, "build", "bench")
 PERFORMANCE = os.path.join(ROOT, "docs", "performance.md")
 THREADS = 2  # OpenMP (and OpenBLAS) threads of every C++ contender
 GAMMA = 0x9E3779B97F4A7C15
+
+
+# ---- the runner's side -------------------------------------------------------------------------
+
+# One part of a doc: name (its <!-- name:begin/end --> markers), text (markdown), software (what
+# the footer's software line says), doc (relative to the repository), footer (whether bench/run
+# ends it with the command, machine, software and commit lines).
+Section = collections.namedtuple("Section", "name text software doc footer",
+                                 defaults=("", "docs/performance.md", True))
+
+
+class Context:
+    """What bench/run hands a benchmark's measure(): args (parsed options), loads (1-minute load
+    averages: at the start, then whatever the benchmark adds, then at the end), problems (the
+    failed checks: fail(message) adds one) and the ways to run its drivers."""
+
+    def __init__(self, name, args, watch, waited):
+        self.name, self.args, self.watch, self.waited = name, args, tuple(watch), waited
+        self.started, self.loads, self.problems = utc_now(), [loadavg()], []
+        self.measured = commit(self.watch)
+
+    def fail(self, message):
+        log("CHECK FAILED:", message)
+        self.problems.append(message)
+
+    def check(self, condition, message):
+        if not condition:
+            self.fail(message)
+        return condition
+
+    def binary(self, target, folder=None):
+        return binary(folder or self.name, target)
+
+    def driver(self, target, *argv, folder=None, env=None, **extra_env):
+        """Runs build/bench/bench/<folder or this benchmark>/<target> with argv under thread_env
+        (plus extra_env) and returns the JSON objects of its output lines."""
+        out = run([self.binary(target, folder), *map(str, argv)], stdout=subprocess.PIPE, text=True,
+                  env=env or thread_env(**extra_env)).stdout
+        return json_lines(out)
+
+    def run_lines(self, command, software, finished):
+        return run_lines(command, self.loads, software, self.started, finished, self.watch, self.waited,
+                         self.measured)
 
 
 # ---- running ------------------------------------------------------------------------------------

@@ -1,0 +1,87 @@
+"""Portable GEMM (ordo::detail::portable_gemm on Kokkos::OpenMP) against OpenBLAS dgemm/sgemm.
+
+bench_gemm (ordo with the baseline x86-64 flags, SSE2) and bench_gemm_native (-march=native) time
+C = A * B on column-major n x n matrices, double and float, with 2 threads each, ordo and OpenBLAS
+in alternating rounds on the same inputs; each checks that both results agree within k eps.
+"""
+
+import ordo_bench as ob
+
+TARGETS = ("bench_gemm", "bench_gemm_native")
+WATCH = ("include/ordo/kernels/detail/portable_gemm.hpp", "bench/gemm")
+GOAL_N, GOAL_RATIO = 1024, 0.30
+
+
+def options(p):
+    p.add_argument("--sizes", default="256,512,1024,2048")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--min-seconds", type=float, default=2.0, help="per library, size and type, over the rounds")
+
+
+def smoke(args):
+    args.sizes, args.rounds, args.min_seconds = "64", 1, 0.0
+
+
+def isa():
+    flags = ob.machine()["flags"]
+    return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE2"
+
+
+def label(variant):
+    return "baseline x86-64 (SSE2)" if variant == "baseline" else "`-march=native` (%s)" % isa()
+
+
+def openblas_isa_note(core):
+    """What the OpenBLAS core type means for the vector instructions its dgemm uses."""
+    name = core.strip().lower()
+    used = ("AVX2" if name in {"haswell", "zen", "skylake", "cooperlake_avx2"}
+            else "AVX-512" if name in {"skylakex", "cooperlake", "sapphirerapids"} else None)
+    if used is None:
+        return ""
+    return ", i.e. its %s kernels%s" % (
+        used, " (this CPU has %s, which this OpenBLAS build does not use for it)" % isa() if used != isa() else "")
+
+
+def measure(ctx):
+    a = ctx.args
+    rows, header = [], {}
+    for variant, target in (("baseline", "bench_gemm"), ("native", "bench_gemm_native")):
+        records = ctx.driver(target, "--sizes", a.sizes, "--types", "double,float", "--rounds", a.rounds,
+                             "--min-reps", 3, "--min-seconds", a.min_seconds)
+        header = next(r for r in records if "openblas_config" in r)
+        rows += [r for r in records if "type" in r]
+    rows.sort(key=lambda r: (r["type"] != "double", r["m"], r["variant"] != "baseline"))
+    for r in rows:
+        ctx.check(r["diff_over_k_eps"] <= 4, "%s %s %d: ordo and OpenBLAS differ by %.2g k eps" % (
+            r["variant"], r["type"], r["m"], r["diff_over_k_eps"]))
+
+    lines = ["**Project goal:** at least %d%% of OpenBLAS dgemm at %d^3 with %d threads." % (
+        round(100 * GOAL_RATIO), GOAL_N, ob.THREADS), ""]
+    for variant in ("baseline", "native"):
+        r = next((r for r in rows if r["variant"] == variant and r["type"] == "double" and r["m"] == GOAL_N), None)
+        if r is None:
+            lines.append("- %s: %d^3 double was not measured." % (label(variant), GOAL_N))
+            continue
+        ratio = r["ordo_gflops"] / r["blas_gflops"]
+        lines.append("- %s: %.1f vs %.1f GFLOP/s, **%.0f%%** of OpenBLAS dgemm (%s)" % (
+            label(variant), r["ordo_gflops"], r["blas_gflops"], 100 * ratio,
+            "goal met" if ratio >= GOAL_RATIO else "goal not met"))
+    core = header.get("openblas_core", "unknown")
+    lines += [
+        "",
+        ob.table(["build of ordo", "type", "m = n = k", "ordo (GFLOP/s)", "OpenBLAS (GFLOP/s)", "ordo / OpenBLAS",
+                  "micro-tile mr x nr", "max \\|C_ordo - C_blas\\| / (k eps)"],
+                 [[label(r["variant"]), r["type"], r["m"], "%.1f" % r["ordo_gflops"], "%.1f" % r["blas_gflops"],
+                   "**%.2f**" % (r["ordo_gflops"] / r["blas_gflops"]),
+                   "%d x %d%s" % (r["mr"], r["nr"], ", A packed %dx" % r["a_copies"] if r["a_copies"] > 1 else ""),
+                   "%.2g" % r["diff_over_k_eps"]] for r in rows], "llrrrrlr"),
+        "",
+        "- OpenBLAS core type (chosen at run time, the same under both builds of ordo): `%s`%s." % (
+            core, openblas_isa_note(core)),
+        "- %d alternating rounds per size and type, each at least 3 calls and %.2g s per library after an untimed "
+        "warm-up call; %d threads each (`OMP_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, `OMP_PROC_BIND=false`)." % (
+            a.rounds, a.min_seconds / a.rounds, ob.THREADS),
+    ]
+    software = "%s, `-O3 -DNDEBUG` (CMake Release), Kokkos %s (OpenMP); %s" % (
+        ob.machine()["cxx"], header.get("kokkos_version", "?"), header.get("openblas_config", "OpenBLAS").strip())
+    return [ob.Section("gemm", "\n".join(lines), software)]
