@@ -65,6 +65,22 @@ struct work_partition {
     const std::int64_t end = (w + 1) * channel_width;
     return end < g.channels ? end : g.channels;
   }
+  // Where element (row r, channel c) starts: its run of `inner` values, or its one value by rows.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t offset(std::int64_t r, std::int64_t c) const {
+    return (r * g.channels + c) * g.inner;
+  }
+
+  // What one work item covers: rows [row_begin, row_end) of row item q, and the channels
+  // [channel_begin, channel_end) (one channel for block items). Every item kernel, host or team,
+  // starts from it; its partial results go to row q of the Q x C partials.
+  struct span {
+    std::int64_t q, row_begin, row_end, channel_begin, channel_end;
+    KOKKOS_FORCEINLINE_FUNCTION std::int64_t width() const { return channel_end - channel_begin; }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION span item(std::int64_t i) const {
+    const std::int64_t q = i / channel_items, w = i % channel_items;
+    return {q, row_begin(q), row_end(q), channel_begin(w), channel_end(w)};
+  }
 };
 
 inline work_partition partition_of(const channel_geometry& g) {

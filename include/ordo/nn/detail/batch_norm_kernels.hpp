@@ -102,20 +102,19 @@ struct item_moments_kernel {
   template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
-    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const auto [q, r0, r1, c0, c1] = p.item(item);
     const double inverse_count = p.inverse_count(q);
     if (!p.by_rows()) {
-      const std::int64_t c = w;
+      const std::int64_t c = c0;
       double s = 0;
-      for (std::int64_t r = r0; r < r1; ++r) s += run_sum(x + (r * cs + c) * inner, inner);
+      for (std::int64_t r = r0; r < r1; ++r) s += run_sum(x + p.offset(r, c), inner);
       const double centre = s * inverse_count;
       double m2 = 0;
-      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations(x + (r * cs + c) * inner, inner, centre);
+      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations(x + p.offset(r, c), inner, centre);
       partial_sum[q * cs + c] = s;
       partial_m2[q * cs + c] = m2;
     } else {
-      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const std::int64_t width = c1 - c0;
       double* ORDO_RESTRICT sum = partial_sum + q * cs + c0;
       double* ORDO_RESTRICT m2 = partial_m2 + q * cs + c0;
       if constexpr (std::is_same_v<compute_type_t<T>, float>) {
@@ -220,21 +219,20 @@ struct item_backward_sums_kernel {
   template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
-    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const auto [q, r0, r1, c0, c1] = p.item(item);
     if (!p.by_rows()) {
-      const std::int64_t c = w;
+      const std::int64_t c = c0;
       const double centre = mean[c];
       double sum_dy = 0, dotp = 0;
       for (std::int64_t r = r0; r < r1; ++r) {
-        const std::int64_t base = (r * cs + c) * inner;
+        const std::int64_t base = p.offset(r, c);
         sum_dy += run_sum(dy + base, inner);
         dotp += run_centred_dot(x + base, dy + base, inner, centre);
       }
       partial_dy[q * cs + c] = sum_dy;
       partial_dotp[q * cs + c] = dotp;
     } else {
-      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const std::int64_t width = c1 - c0;
       double* ORDO_RESTRICT sum_dy = partial_dy + q * cs + c0;
       double* ORDO_RESTRICT dotp = partial_dotp + q * cs + c0;
       const double* ORDO_RESTRICT centre = mean + c0;
@@ -380,13 +378,12 @@ struct normalize_kernel {
   template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
-    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const auto [q, r0, r1, c0, c1] = p.item(item);
     if (!p.by_rows()) {
-      const std::int64_t c = w;
+      const std::int64_t c = c0;
       const C high = k.centre_high[c], low = k.centre_low[c], scale = k.scale[c], shift = k.shift[c];
       for (std::int64_t r = r0; r < r1; ++r) {
-        const std::int64_t base = (r * cs + c) * inner;
+        const std::int64_t base = p.offset(r, c);
         const T* ORDO_RESTRICT xr = x + base;
         T* ORDO_RESTRICT yr = y + base;
         for (std::int64_t i = 0; i < inner; ++i) {
@@ -394,7 +391,7 @@ struct normalize_kernel {
         }
       }
     } else {
-      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const std::int64_t width = c1 - c0;
       const C* ORDO_RESTRICT high = k.centre_high + c0;
       const C* ORDO_RESTRICT low = k.centre_low + c0;
       const C* ORDO_RESTRICT scale = k.scale + c0;
@@ -433,13 +430,12 @@ struct input_gradient_kernel {
   template <class Isa = ordo::detail::isa::baseline>  // host_dispatched.hpp: one instantiation per level
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t item) const {
     const std::int64_t cs = p.g.channels, inner = p.g.inner;
-    const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-    const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+    const auto [q, r0, r1, c0, c1] = p.item(item);
     if (!p.by_rows()) {
-      const std::int64_t c = w;
+      const std::int64_t c = c0;
       const C high = k.centre_high[c], low = k.centre_low[c], g = k.mean_dy[c], pr = k.projection[c], a = k.scale[c];
       for (std::int64_t r = r0; r < r1; ++r) {
-        const std::int64_t base = (r * cs + c) * inner;
+        const std::int64_t base = p.offset(r, c);
         const T* ORDO_RESTRICT xr = x + base;
         const T* ORDO_RESTRICT dyr = dy + base;
         T* ORDO_RESTRICT dxr = dx + base;
@@ -449,7 +445,7 @@ struct input_gradient_kernel {
         }
       }
     } else {
-      const std::int64_t c0 = p.channel_begin(w), width = p.channel_end(w) - c0;
+      const std::int64_t width = c1 - c0;
       const C* ORDO_RESTRICT high = k.centre_high + c0;
       const C* ORDO_RESTRICT low = k.centre_low + c0;
       const C* ORDO_RESTRICT g = k.mean_dy + c0;

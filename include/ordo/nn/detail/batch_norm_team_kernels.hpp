@@ -145,42 +145,40 @@ struct team_moments_kernel {
     const team_scratch_t<Space> scratch(m.team_scratch(0), static_cast<std::size_t>(t.scratch_values(1)));
     double* const chain = scratch.data();
     double* const centre = chain + t.items_per_team * chains;
-    const auto run_of = [&](std::int64_t j, std::int64_t& q, std::int64_t& c, std::int64_t& row) {
-      const std::int64_t item = items.first + j / chains;
-      q = item / p.channel_items;
-      c = item % p.channel_items;
-      row = p.row_begin(q) + j % chains / lanes;
-      return row < p.row_end(q);
+    // Chain j: lane j % lanes of the run of row j % chains / lanes of item j / chains.
+    const auto run_of = [&](std::int64_t j, const T*& run) {
+      const work_partition::span it = p.item(items.first + j / chains);
+      const std::int64_t row = it.row_begin + j % chains / lanes;
+      run = x + p.offset(row, it.channel_begin);
+      return row < it.row_end;
     };
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
-      std::int64_t q = 0, c = 0, row = 0;
-      if (!run_of(j, q, c, row)) return;
-      const T* run = x + (row * cs + c) * inner;
+      const T* run = nullptr;
+      if (!run_of(j, run)) return;
       chain[j] = lanes == 1 ? run_sum(run, inner) : lane_sum(run, inner, static_cast<int>(j % lanes));
     });
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
-      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      const work_partition::span it = p.item(items.first + g);
       double s = 0;
-      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) s += run_total(chain + g * chains + r * lanes, lanes);
-      partial_sum[q * cs + c] = s;
-      centre[g] = s * p.inverse_count(q);
+      for (std::int64_t r = 0; r < it.row_end - it.row_begin; ++r) s += run_total(chain + g * chains + r * lanes, lanes);
+      partial_sum[it.q * cs + it.channel_begin] = s;
+      centre[g] = s * p.inverse_count(it.q);
     });
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
-      std::int64_t q = 0, c = 0, row = 0;
-      if (!run_of(j, q, c, row)) return;
-      const T* run = x + (row * cs + c) * inner;
+      const T* run = nullptr;
+      if (!run_of(j, run)) return;
       const double k = centre[j / chains];
       chain[j] = lanes == 1 ? run_squared_deviations(run, inner, k)
                             : lane_squared_deviations(run, inner, k, static_cast<int>(j % lanes));
     });
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
-      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      const work_partition::span it = p.item(items.first + g);
       double m2 = 0;
-      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) m2 += run_total(chain + g * chains + r * lanes, lanes);
-      partial_m2[q * cs + c] = m2;
+      for (std::int64_t r = 0; r < it.row_end - it.row_begin; ++r) m2 += run_total(chain + g * chains + r * lanes, lanes);
+      partial_m2[it.q * cs + it.channel_begin] = m2;
     });
   }
 
@@ -189,11 +187,9 @@ struct team_moments_kernel {
     const team_items items(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
-      const std::int64_t item = items.first + j / width_max;
-      const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-      const std::int64_t c = p.channel_begin(w) + j % width_max;
-      if (c >= p.channel_end(w)) return;
-      const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+      const work_partition::span it = p.item(items.first + j / width_max);
+      const std::int64_t c = it.channel_begin + j % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
+      if (c >= it.channel_end) return;
       const double inverse_count = p.inverse_count(q);
       const T* col = x + c;
       double sum = 0, m2 = 0;
@@ -267,11 +263,10 @@ struct team_backward_sums_kernel {
     double* const chain_dy = scratch.data();
     double* const chain_dotp = chain_dy + t.items_per_team * chains;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * chains), [&](std::int64_t j) {
-      const std::int64_t item = items.first + j / chains;
-      const std::int64_t q = item / p.channel_items, c = item % p.channel_items;
-      const std::int64_t row = p.row_begin(q) + j % chains / lanes;
-      if (row >= p.row_end(q)) return;
-      const std::int64_t base = (row * cs + c) * inner;
+      const work_partition::span it = p.item(items.first + j / chains);
+      const std::int64_t c = it.channel_begin, row = it.row_begin + j % chains / lanes;
+      if (row >= it.row_end) return;
+      const std::int64_t base = p.offset(row, c);
       const double centre = mean[c];
       if (lanes == 1) {
         chain_dy[j] = run_sum(dy + base, inner);
@@ -284,9 +279,10 @@ struct team_backward_sums_kernel {
     });
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count), [&](std::int64_t g) {
-      const std::int64_t item = items.first + g, q = item / p.channel_items, c = item % p.channel_items;
+      const work_partition::span it = p.item(items.first + g);
+      const std::int64_t q = it.q, c = it.channel_begin;
       double sum_dy = 0, dotp = 0;
-      for (std::int64_t r = 0; r < p.row_end(q) - p.row_begin(q); ++r) {
+      for (std::int64_t r = 0; r < it.row_end - it.row_begin; ++r) {
         sum_dy += run_total(chain_dy + g * chains + r * lanes, lanes);
         dotp += run_total(chain_dotp + g * chains + r * lanes, lanes);
       }
@@ -299,11 +295,9 @@ struct team_backward_sums_kernel {
     const team_items items(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
-      const std::int64_t item = items.first + j / width_max;
-      const std::int64_t q = item / p.channel_items, w = item % p.channel_items;
-      const std::int64_t c = p.channel_begin(w) + j % width_max;
-      if (c >= p.channel_end(w)) return;
-      const std::int64_t r0 = p.row_begin(q), r1 = p.row_end(q);
+      const work_partition::span it = p.item(items.first + j / width_max);
+      const std::int64_t c = it.channel_begin + j % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
+      if (c >= it.channel_end) return;
       const double centre = mean[c];
       const T* xc = x + c;
       const T* gc = dy + c;
