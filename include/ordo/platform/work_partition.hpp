@@ -15,7 +15,7 @@ namespace ordo::detail {
 // x as (outer, C, inner) blocks of a dense array: element (o, c, i) at (o C + c) inner + i. In
 // row-major order channels first is (N, C, S) and channels last is (N * S, C, 1), where S is the
 // product of the spatial extents; other axis orders give other blocks (LayoutLeft NCHW is
-// (S, C, N); nn/detail/batch_norm_checks.hpp derives them from the strides).
+// (S, C, N); nn/detail/batch_norm_layout.hpp derives them from the strides).
 struct channel_geometry {
   std::int64_t outer = 0, channels = 0, inner = 0;
   KOKKOS_INLINE_FUNCTION std::int64_t per_channel() const { return outer * inner; }

@@ -1,0 +1,179 @@
+#ifndef ORDO_NN_DETAIL_BATCH_NORM_PHASES_HPP
+#define ORDO_NN_DETAIL_BATCH_NORM_PHASES_HPP
+
+// Batch norm's phases as launches on pointers into staged, dense operands: the statistics of the
+// items and their merge, the coefficients and the normalization, the gradient sums and their
+// merge, the coefficients and the input gradient. Each comes in both launch shapes (host items,
+// device teams). The public phase functions (batch_norm_local_statistics, ...) and the
+// whole-batch ones (batch_norm_forward_training, batch_norm_backward) are built from these same
+// launches: the whole batch keeps the merged statistics in the partials' first row instead of
+// new Views, so it runs the same kernels with the same bits and allocates nothing more.
+
+#include <ordo/core/scalar_traits.hpp>
+#include <ordo/platform/host_dispatched.hpp>
+#include <ordo/platform/kokkos_math.hpp>
+#include <ordo/platform/launch_shape.hpp>
+#include <ordo/platform/scratch_lease.hpp>
+#include <ordo/platform/work_partition.hpp>
+#include <ordo/nn/batch_norm_types.hpp>
+#include <ordo/nn/detail/batch_norm_kernels.hpp>
+#include <ordo/nn/detail/batch_norm_team_kernels.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace ordo::nn::detail {
+
+using ordo::detail::default_launch_shape_v;
+using ordo::detail::dispatched;
+using ordo::detail::item_policy;
+using ordo::detail::launch_shape;
+using ordo::detail::partition_of;
+using ordo::detail::scratch_lease;
+using ordo::detail::scratch_slot;
+using ordo::detail::uninitialized_view;
+
+// The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
+// results do not depend on it), with team scratch for the chains' results.
+template <class Space, class Kernel>
+void launch_teams(const Space& space, const char* label, const team_cut& t, int scratch_arrays, const Kernel& kernel) {
+  if (t.teams == 0) return;
+  Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(t.teams), Kokkos::AUTO);
+  const std::int64_t values = t.scratch_values(scratch_arrays);
+  if (values > 0) {
+    policy.set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double)))));
+  }
+  Kokkos::parallel_for(label, policy, kernel);
+}
+
+// The device shape's element passes: a thread per element.
+inline std::int64_t elements_of(const work_partition& p) { return p.g.outer * p.g.channels * p.g.inner; }
+
+// Item statistics, then their merge in item order: mean and m2 (C each) may be the partials' row 0.
+template <class Space, class T>
+void launch_local_moments(const Space& space, launch_shape shape, const work_partition& p, const T* x, double* partial_sum,
+                          double* partial_m2, double* mean, double* m2, const char* statistics_label,
+                          const char* merge_label) {
+  const double count = static_cast<double>(p.g.per_channel());
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(statistics_label, item_policy<Space>(space, 0, p.items()),
+                         dispatched(item_moments_kernel<T>{p, x, partial_sum, partial_m2}));
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, merge_chunks(p.g.channels)),
+                         merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
+  } else {
+    const team_cut t = team_cut_of(p);
+    launch_teams(space, statistics_label, t, 1, team_moments_kernel<T, Space>{p, t, x, partial_sum, partial_m2});
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, p.g.channels),
+                         channel_merge_moments_kernel{p, partial_sum, partial_m2, count, mean, m2});
+  }
+}
+
+template <class Space, class T>
+void launch_normalize(const Space& space, launch_shape shape, const work_partition& p, const T* x, T* y,
+                      const affine_coefficients<compute_type_t<T>>& k, const char* label) {
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(label, item_policy<Space>(space, 0, p.items()), dispatched(normalize_kernel<T>{p, x, y, k}));
+  } else {
+    Kokkos::parallel_for(label, item_policy<Space>(space, 0, elements_of(p)), element_normalize_kernel<T>{p.g, x, y, k});
+  }
+}
+
+// From the batch statistics: saved mean and invstd, the running statistics, and y.
+template <class Space, class T, class ParamView, class StatView, class Memory>
+void launch_apply_statistics(const Space& space, launch_shape shape, const work_partition& p, double count, const double* batch_mean,
+                             const double* batch_m2, const T* x, const ParamView& gamma, const ParamView& beta,
+                             const StatView& running_mean, const StatView& running_var, T* y,
+                             const batch_norm_saved<Memory>& saved, const batch_norm_options& options,
+                             const char* coefficients_label, const char* normalize_label) {
+  using C = compute_type_t<T>;
+  const std::int64_t cs = p.g.channels;
+  const scratch_lease<C, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::coefficients", 4 * cs);
+  const auto coefficients = coefficient_lease.part(0, 4 * cs);
+  const auto mean = saved.mean;
+  const auto invstd = saved.invstd;
+  const double eps = options.eps, momentum = options.momentum;
+  using stat_type = typename StatView::non_const_value_type;
+  Kokkos::parallel_for(
+      coefficients_label, item_policy<Space>(space, 0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+        const double m = batch_mean[c], m2 = batch_m2[c];
+        const double biased = m2 / count, unbiased = m2 / (count - 1);
+        const double is = 1.0 / ordo::detail::math::sqrt(biased + eps);
+        mean(c) = m;
+        invstd(c) = is;
+        const auto centre = split<C>(m);
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
+        coefficients(3 * cs + c) = static_cast<C>(beta(c));
+        running_mean(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_mean(c)) + momentum * m);
+        running_var(c) = static_cast<stat_type>((1 - momentum) * static_cast<double>(running_var(c)) + momentum * unbiased);
+      });
+  launch_normalize(space, shape, p, x, y,
+                          {coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                           coefficients.data() + 3 * cs},
+                          normalize_label);
+  space.fence();
+}
+
+// Item gradient sums, then their merge in item order: sum_dy and dotp may be the partials' row 0.
+template <class Space, class T>
+void launch_local_gradient_sums(const Space& space, launch_shape shape, const work_partition& p, const T* x, const T* dy,
+                                const double* mean, double* partial_dy, double* partial_dotp, double* sum_dy,
+                                double* dotp, const char* sums_label, const char* merge_label) {
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(sums_label, item_policy<Space>(space, 0, p.items()),
+                         dispatched(item_backward_sums_kernel<T>{p, x, dy, mean, partial_dy, partial_dotp}));
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, merge_chunks(p.g.channels)),
+                         merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
+  } else {
+    const team_cut t = team_cut_of(p);
+    launch_teams(space, sums_label, t, 2,
+                        team_backward_sums_kernel<T, Space>{p, t, x, dy, mean, partial_dy, partial_dotp});
+    Kokkos::parallel_for(merge_label, item_policy<Space>(space, 0, p.g.channels),
+                         channel_merge_sums_kernel{p, partial_dy, partial_dotp, sum_dy, dotp});
+  }
+}
+
+// From the batch's gradient sums: dgamma, dbeta and dx.
+template <class Space, class T, class ParamView, class GradView, class Memory>
+void launch_apply_gradient_sums(const Space& space, launch_shape shape, const work_partition& p, double count, const double* total_dy,
+                                const double* total_dotp, const T* x, const T* dy, const ParamView& gamma,
+                                const batch_norm_saved<Memory>& saved, T* dx, const GradView& dgamma,
+                                const GradView& dbeta, const char* coefficients_label, const char* gradient_label) {
+  using G = typename GradView::non_const_value_type;
+  using C = compute_type_t<T>;
+  const std::int64_t cs = p.g.channels;
+  const scratch_lease<C, Memory, scratch_slot::coefficients> coefficient_lease("ordo::nn::backward coefficients",
+                                                                              5 * cs);
+  const auto coefficients = coefficient_lease.part(0, 5 * cs);
+  const auto mean = saved.mean;
+  const auto invstd = saved.invstd;
+  Kokkos::parallel_for(
+      coefficients_label, item_policy<Space>(space, 0, cs), KOKKOS_LAMBDA(std::int64_t c) {
+        const double sum_dy = total_dy[c], dotp = total_dotp[c];
+        const double is = invstd(c);
+        const auto centre = split<C>(mean(c));
+        coefficients(c) = centre.high;
+        coefficients(cs + c) = centre.low;
+        coefficients(2 * cs + c) = static_cast<C>(sum_dy / count);
+        coefficients(3 * cs + c) = static_cast<C>(is * is * dotp / count);
+        coefficients(4 * cs + c) = static_cast<C>(is * static_cast<double>(gamma(c)));
+        dgamma(c) = static_cast<G>(dotp * is);
+        dbeta(c) = static_cast<G>(sum_dy);
+      });
+  const gradient_coefficients<C> k{coefficients.data(), coefficients.data() + cs, coefficients.data() + 2 * cs,
+                                   coefficients.data() + 3 * cs, coefficients.data() + 4 * cs};
+  if (shape == launch_shape::host) {
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(space, 0, p.items()),
+                         dispatched(input_gradient_kernel<T>{p, x, dy, dx, k}));
+  } else {
+    Kokkos::parallel_for(gradient_label, item_policy<Space>(space, 0, elements_of(p)),
+                         element_input_gradient_kernel<T>{p.g, x, dy, dx, k});
+  }
+  space.fence();
+}
+
+}  // namespace ordo::nn::detail
+
+#endif
