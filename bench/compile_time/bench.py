@@ -49,6 +49,8 @@ PATHS = {  # the same 64-matrix plan reached in other ways (where the time goes)
     "constexpr_vt": "the same with `constexpr` instead of `consteval`",
 }
 GEMM_ROWS = {"before": "one instantiation per View type", "after": "canonical Views"}
+CHAIN_HPP = ("#if __has_include(<ordo/core/chain.hpp>)\n#include <ordo/core/chain.hpp>\n#else  // before 4ef71cc\n"
+             "#include <ordo/chain.hpp>\n#endif\n")
 ENV = dict(os.environ, LC_ALL="C", LANG="C")  # ASCII diagnostics for the regexes
 WORK = INCLUDE = None  # measure() sets them: the temporary folder, the --rev headers
 
@@ -171,11 +173,11 @@ def dp_cost(d):
 
 
 def expected(ctx, chains):
-    """{key: (cost, order)} of chains {key: dims} by expected.cpp on the --rev headers; the costs
-    of chains up to 256 matrices are checked against dp_cost."""
+    """{key: (cost, order)} of chains {key: dims} by expected.cpp on the working tree's headers
+    (older revisions lack the planner tags); costs up to 256 matrices are checked against dp_cost."""
     exe = WORK / "expected"
     if not exe.exists():
-        ob.run(["g++", "-std=c++20", "-O2", "-I" + INCLUDE, str(HERE / "expected.cpp"), "-o", str(exe)])
+        ob.run(["g++", "-std=c++20", "-O2", "-I" + os.path.join(ob.ROOT, "include"), str(HERE / "expected.cpp"), "-o", str(exe)])
     text = "".join("%d %s\n" % (len(d) - 1, " ".join(map(str, d))) for d in chains.values())
     lines = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout.split()
     plans = {k: (int(lines[2 * i]), lines[2 * i + 1]) for i, k in enumerate(chains)}
@@ -206,7 +208,7 @@ def chain_tus(n, dims, cost, order, kinds):
         text = (shapes + '\nstatic_assert(ordo::chain_cost_v<CHAIN> == %dULL);\nstatic_assert(ordo::chain_order_v<CHAIN> '
                 '== "%s");\nstatic_assert(std::is_same_v<ordo::chain_tree_t<CHAIN>, %s>);\n' % (cost, order, tree(order))
                 if k == "type" else body[k] + "static_assert(p.cost() == %dULL);\n" % cost)
-        out[k] = write("%s_%d.cpp" % (k, n), "#include <ordo/core/chain.hpp>\n\n#include <array>\n#include <cstddef>\n"
+        out[k] = write("%s_%d.cpp" % (k, n), CHAIN_HPP + "\n#include <array>\n#include <cstddef>\n"
                        "#include <type_traits>\n\n" + text)
     return out
 
@@ -215,11 +217,12 @@ def chain_run(ctx, sizes, compilers, reps):
     """Medians {(cxx, "empty" or (kind, n)): summary} of the type and value TUs; those that hit the
     default limit are compiled once more with it raised (summary["raised"])."""
     plans = expected(ctx, {n: chain_dims(n) for n in sizes})
-    src = {"empty": write("empty.cpp", "#include <ordo/core/chain.hpp>\n")}
+    src = {"empty": write("empty.cpp", CHAIN_HPP)}
     for n in sizes:
         src.update({(k, n): p for k, p in chain_tus(n, chain_dims(n), *plans[n], ("type", "value")).items()})
     flags = CHAIN_FLAGS + ["-I" + INCLUDE]
     res = rounds(ctx, {(c, k): (c, flags, s) for c in compilers for k, s in src.items()}, reps)
+    require_ok(ctx, {k: r for k, r in res.items() if r["status"] != "limit"})
     for (c, k), r in res.items():
         if r["status"] == "limit":
             r["raised"] = compile_tu(c, flags + [LIMITS[c][2]], src[k])
@@ -433,7 +436,7 @@ def include_section(ctx, revs, compilers, reps):
     extra = getattr(ctx.args, "extra", EXTRA)
     cost, order = expected(ctx, {GOAL_N: chain_dims(GOAL_N)})[GOAL_N]
     std = "".join("#include %s\n" % h for h in STANDARD)
-    src = {"std": write("std.cpp", std), "header": write("empty.cpp", "#include <ordo/core/chain.hpp>\n"),
+    src = {"std": write("std.cpp", std), "header": write("empty.cpp", CHAIN_HPP),
            "plan": chain_tus(GOAL_N, chain_dims(GOAL_N), cost, order, ("value",))["value"]}
     src.update({"std+" + h: write("std_%d.cpp" % i, std + "#include %s\n" % h) for i, h in enumerate(extra)})
     jobs = {(c, k + ("" if k.startswith("std") else "@" + name)): (c, ["-std=c++20", "-O2", "-c", "-I" + inc], s)
