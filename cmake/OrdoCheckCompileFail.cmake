@@ -1,6 +1,11 @@
-# cmake -DRECORD=<file> -DTARGET=<case> -DEXPECTED=text|text -P OrdoCheckCompileFail.cmake
+# cmake -DRECORD=<file> -DTARGET=<case> -DEXPECTED=text|text [-DMAX_LINES=n] [-DFIRST_ERROR=text]
+#       [-DREJECTED=text|text]
+#       -P OrdoCheckCompileFail.cmake
 # Passes only when the build's compile of the case (recorded in RECORD by
-# OrdoCompileFailLauncher.cmake) failed and its diagnostics contain every expected text.
+# OrdoCompileFailLauncher.cmake) failed, its diagnostics contain every expected text, they are at
+# most MAX_LINES lines (when given and not 0), their first line with " error: " contains
+# FIRST_ERROR (when given), and they contain no REJECTED text: a user reads the first error line
+# first, and a cascade of follow-on errors buries it.
 if(NOT EXISTS "${RECORD}")
   message(FATAL_ERROR "must-not-compile case ${TARGET}: no record ${RECORD}; build the project first")
 endif()
@@ -16,4 +21,36 @@ foreach(text IN LISTS EXPECTED)
     message(FATAL_ERROR "must-not-compile case ${TARGET} failed, but without the text: ${text}")
   endif()
 endforeach()
-message(STATUS "${TARGET} failed to compile with the expected diagnostics")
+string(REPLACE "|" ";" REJECTED "${REJECTED}")
+foreach(text IN LISTS REJECTED)
+  string(FIND "${output}" "${text}" where)
+  if(NOT where EQUAL -1)
+    message("${output}")
+    message(FATAL_ERROR "must-not-compile case ${TARGET}: the diagnostics contain ${text}")
+  endif()
+endforeach()
+# The diagnostics: the record less its first line (the exit status).
+string(REGEX REPLACE "^exit status: [^\n]*\n" "" diagnostics "${output}")
+string(REGEX REPLACE "\n$" "" diagnostics "${diagnostics}")
+string(REPLACE ";" "," diagnostics "${diagnostics}")
+string(REPLACE "\n" ";" diagnostic_lines "${diagnostics}")
+list(LENGTH diagnostic_lines line_count)
+if(MAX_LINES AND line_count GREATER MAX_LINES)
+  message("${output}")
+  message(FATAL_ERROR "must-not-compile case ${TARGET}: ${line_count} lines of diagnostics, more than ${MAX_LINES}")
+endif()
+if(FIRST_ERROR)
+  set(first)
+  foreach(line IN LISTS diagnostic_lines)
+    if(line MATCHES " error: ")
+      set(first "${line}")
+      break()
+    endif()
+  endforeach()
+  string(FIND "${first}" "${FIRST_ERROR}" where)
+  if(where EQUAL -1)
+    message("${output}")
+    message(FATAL_ERROR "must-not-compile case ${TARGET}: the first error line does not contain ${FIRST_ERROR}:\n${first}")
+  endif()
+endif()
+message(STATUS "${TARGET} failed to compile with the expected diagnostics (${line_count} lines)")

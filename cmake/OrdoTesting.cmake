@@ -189,6 +189,24 @@ function(ordo_add_compile_fail_tests dir)
     set(expected)
     set(expect_compiles OFF)
     set(harness_failure OFF)
+    # "// max-lines: N": the whole diagnostic (every line the compiler printed) is at most N lines;
+    # "// first-error[-gcc|-clang]: text": the first line with " error: " contains text;
+    # "// reject: text": the diagnostic does not contain text.
+    set(max_lines 0)
+    set(first_error)
+    set(rejected)
+    file(STRINGS "${case}" limits REGEX "^// (max-lines|first-error|reject)")
+    foreach(line IN LISTS limits)
+      if(line MATCHES "^// reject: (.*)$")
+        list(APPEND rejected "${CMAKE_MATCH_1}")
+      elseif(line MATCHES "^// max-lines: ([0-9]+)$")
+        set(max_lines ${CMAKE_MATCH_1})
+      elseif(line MATCHES "^// first-error: (.*)$")
+        set(first_error "${CMAKE_MATCH_1}")
+      elseif(line MATCHES "^// first-error-${compiler_key}: (.*)$")
+        set(first_error "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
     foreach(line IN LISTS lines)
       # CMake evaluates both sides of OR and a failed MATCHES clears CMAKE_MATCH_1: test apart.
       if(line MATCHES "^// expect: (.*)$")
@@ -231,9 +249,12 @@ function(ordo_add_compile_fail_tests dir)
       list(APPEND expected "this text is never printed by a compiler")
     endif()
     string(REPLACE ";" "|" expected_arg "${expected}")
+    string(REPLACE ";" "|" rejected_arg "${rejected}")
     add_test(NAME compile_fail.${name}
              COMMAND "${CMAKE_COMMAND}" -DRECORD=${record} -DTARGET=${target}
-                     "-DEXPECTED=${expected_arg}" -P "${PROJECT_SOURCE_DIR}/cmake/OrdoCheckCompileFail.cmake")
+                     "-DEXPECTED=${expected_arg}" -DMAX_LINES=${max_lines} "-DFIRST_ERROR=${first_error}"
+                     "-DREJECTED=${rejected_arg}"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/OrdoCheckCompileFail.cmake")
     if(expect_compiles OR harness_failure)
       set_tests_properties(compile_fail.${name} PROPERTIES WILL_FAIL TRUE)
     endif()

@@ -1,7 +1,7 @@
 // a * b of a float and a double matrix is refused at the *: ordo never converts operands.
 // needs: kokkos
 // expect: ordo: operator*(a, b) requires a and b to have the same scalar type
-// expect: product_mixed_scalar_types<float, double>
+// expect: scalar_types<float, double>::agree
 #include <ordo/expression.hpp>
 
 void f() {

@@ -13,7 +13,6 @@
 // which becomes the alpha of its last GEMM/GEMV call. ordo::transpose of a product reverses it
 // and transposes each leaf.
 
-#include <ordo/core/fixed_string.hpp>
 #include <ordo/platform/shape_text.hpp>
 #include <ordo/kernels/chain_expression.hpp>
 #include <ordo/kernels/multiply.hpp>
@@ -43,33 +42,56 @@ concept product_scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> && !std::i
 
 namespace diagnostic {
 
-// Types that name a shape in operator*'s errors: left_operand_is<5, 200> reads "the left operand
-// is 5 x 200"; g++ also prints the whole message.
-template <std::size_t Rows, std::size_t Cols>
-struct left_operand_is {};
-template <std::size_t Rows, std::size_t Cols>
+// operator*'s errors state the rule in the message and the operands in the condition, which both
+// compilers print: clang in the error line ("requirement 'ordo::diagnostic::left_operand_is<10,
+// 30>::times<ordo::diagnostic::right_operand_is<31, 5>>'"), g++ in the note after it.
+// An extent reads as its number, or as ordo::diagnostic::dynamic (not 18446744073709551615).
+enum dynamic_extent { dynamic };
+template <std::size_t Extent>
+inline constexpr auto extent_v = [] {
+  if constexpr (Extent == ordo::dynamic) {
+    return dynamic;
+  } else if constexpr (Extent <= 2147483647u) {
+    return static_cast<int>(Extent);  // clang prints an int as "30", a std::size_t as "30UL"
+  } else {
+    return Extent;
+  }
+}();
+
+template <auto Rows, auto Cols>
+struct left_operand_is {
+  template <class Right>
+  static constexpr bool times = false;
+};
+template <auto Rows, auto Cols>
 struct right_operand_is {};
-
-template <class Left, class Right, auto Message>
-struct product_inner_extents_mismatch {
-  static_assert(always_false<Left, Right>,
-                "ordo: operator*(a, b) requires a's columns to equal b's rows (the shapes and the message are in the "
-                "template arguments above)");
-};
-
 template <class Left, class Right>
-struct product_mixed_scalar_types {
-  static_assert(always_false<Left, Right>,
-                "ordo: operator*(a, b) requires a and b to have the same scalar type (the types are in the template "
-                "arguments above)");
+struct scalar_types {
+  static constexpr bool agree = false;
+};
+template <class Left, class Right>
+struct execution_spaces {
+  static constexpr bool agree = false;
 };
 
-template <class Left, class Right>
-struct product_mixed_execution_spaces {
-  static_assert(always_false<Left, Right>,
-                "ordo: operator*(a, b) requires a and b to live in the same execution space (the spaces are in the "
-                "template arguments above)");
+// What a * b gives when it cannot be formed. Its error was reported at that *; every operator on
+// it gives it again without a word, so that a wrong a * b * c * d prints one error, not a cascade
+// of "no match for operator*" on void.
+struct invalid_product {
+  template <class T>
+  operator T() const;  // declared only: the program has already failed to compile
 };
+template <class T>
+invalid_product operator*(const invalid_product&, const T&) {
+  return {};
+}
+template <class T>
+  requires(!std::is_same_v<T, invalid_product>)
+invalid_product operator*(const T&, const invalid_product&) {
+  return {};
+}
+inline invalid_product operator-(const invalid_product&) { return {}; }
+inline invalid_product transpose(const invalid_product&) { return {}; }
 
 }  // namespace diagnostic
 
@@ -131,43 +153,6 @@ auto leaves_of(Operand&& operand) {
                               std::to_string(left_cols) + " != " + std::to_string(right_rows) + ")");
 }
 
-// Checks at compile time that a * b can be formed; instantiates the diagnostic that says why not.
-template <class Left, class Right>
-consteval bool can_multiply() {
-  using left_shape = typename Left::shape_type;
-  using right_shape = typename Right::shape_type;
-  constexpr std::size_t inner_left = left_shape::static_cols, inner_right = right_shape::static_rows;
-  if constexpr (!std::is_same_v<typename Left::value_type, typename Right::value_type>) {
-    (void)diagnostic::product_mixed_scalar_types<typename Left::value_type, typename Right::value_type>{};
-    return false;
-  } else if constexpr (!std::is_same_v<typename Left::execution_space, typename Right::execution_space>) {
-    (void)diagnostic::product_mixed_execution_spaces<typename Left::execution_space,
-                                                     typename Right::execution_space>{};
-    return false;
-  } else if constexpr (inner_left != dynamic && inner_right != dynamic && inner_left != inner_right) {
-    constexpr auto message = fixed_string<200>{}
-                                 .append("ordo: operator*: the left operand is ")
-                                 .append_extent(left_shape::static_rows, dynamic)
-                                 .append("x")
-                                 .append(inner_left)
-                                 .append(" and the right operand is ")
-                                 .append(inner_right)
-                                 .append("x")
-                                 .append_extent(right_shape::static_cols, dynamic)
-                                 .append(" (inner extents ")
-                                 .append(inner_left)
-                                 .append(" != ")
-                                 .append(inner_right)
-                                 .append(")");
-    (void)diagnostic::product_inner_extents_mismatch<
-        diagnostic::left_operand_is<left_shape::static_rows, inner_left>,
-        diagnostic::right_operand_is<inner_right, right_shape::static_cols>, message>{};
-    return false;
-  } else {
-    return true;
-  }
-}
-
 }  // namespace detail
 
 // The lazy product a * b: the leaves of a followed by those of b, planned as one chain. Extents
@@ -178,9 +163,27 @@ template <class Left, class Right>
 auto operator*(Left&& left, Right&& right) {
   using left_product = detail::product_of_t<std::remove_cvref_t<Left>>;
   using right_product = detail::product_of_t<std::remove_cvref_t<Right>>;
-  if constexpr (detail::can_multiply<left_product, right_product>()) {
+  using left_shape = typename left_product::shape_type;
+  using right_shape = typename right_product::shape_type;
+  constexpr std::size_t inner_left = left_shape::static_cols, inner_right = right_shape::static_rows;
+  if constexpr (!std::is_same_v<typename left_product::value_type, typename right_product::value_type>) {
+    using types = diagnostic::scalar_types<typename left_product::value_type, typename right_product::value_type>;
+    static_assert(types::agree, "ordo: operator*(a, b) requires a and b to have the same scalar type");
+    return diagnostic::invalid_product{};
+  } else if constexpr (!std::is_same_v<typename left_product::execution_space,
+                                       typename right_product::execution_space>) {
+    using spaces = diagnostic::execution_spaces<typename left_product::execution_space,
+                                                typename right_product::execution_space>;
+    static_assert(spaces::agree, "ordo: operator*(a, b) requires a and b to live in the same execution space");
+    return diagnostic::invalid_product{};
+  } else if constexpr (inner_left != dynamic && inner_right != dynamic && inner_left != inner_right) {
+    using a_is = diagnostic::left_operand_is<diagnostic::extent_v<left_shape::static_rows>, diagnostic::extent_v<inner_left>>;
+    using b_is = diagnostic::right_operand_is<diagnostic::extent_v<inner_right>, diagnostic::extent_v<right_shape::static_cols>>;
+    static_assert(a_is::template times<b_is>, "ordo: operator*(a, b) requires a's columns to equal b's rows");
+    return diagnostic::invalid_product{};
+  } else {
     // Static inner extents were checked above; a dynamic one is checked here.
-    if constexpr (left_product::shape_type::static_cols == dynamic || right_product::shape_type::static_rows == dynamic) {
+    if constexpr (inner_left == dynamic || inner_right == dynamic) {
       if (left.cols() != right.rows()) detail::throw_inner_extents_mismatch(left.rows(), left.cols(), right.rows(), right.cols());
     }
     const auto scale = detail::scale_of(left) * detail::scale_of(right);
