@@ -1,0 +1,173 @@
+#ifndef ORDO_BENCH_CHAINS_HPP
+#define ORDO_BENCH_CHAINS_HPP
+
+// The cases of bench_chains and what its contenders share. A case is a product of terms, each an
+// operand or its transpose, written (and, by Eigen and numpy's `@`, evaluated) left to right: a
+// matrix chain A1 A2 ... Ak, or an expression such as Hᵀ·H·x. Every extent is a compile-time
+// constant (ordo's static contender needs them). Plain C++: peers.cpp (Eigen, Armadillo) sees no
+// Kokkos. The inputs are row-major doubles from splitmix64; bench.py regenerates them bit for bit.
+
+#include "bench_support.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace chains {
+
+using ordo_bench::splitmix64;
+inline constexpr std::uint64_t seed = 20240601;
+
+// A Rows x Cols matrix operand, or (Vector) a vector of Rows elements.
+template <std::size_t Rows, std::size_t Cols, bool Vector = false>
+struct shape {
+  static constexpr std::size_t rows = Rows, cols = Cols;
+  static constexpr bool vector = Vector;
+};
+template <std::size_t N>
+using vec = shape<N, 1, true>;
+struct term {
+  std::size_t operand;
+  bool transposed = false;
+};
+
+// Shapes: a std::tuple of shapes; Terms: a std::array of terms; Static: with ordo's static contender.
+template <class Shapes, auto Terms, bool Static>
+struct product_case {
+  using shapes = Shapes;
+  static constexpr auto terms = Terms;
+  static constexpr bool with_static = Static;
+  static constexpr auto extents = []<class... S>(std::tuple<S...>*) {
+    return std::array<std::array<std::size_t, 2>, sizeof...(S)>{{{S::rows, S::cols}...}};
+  }(static_cast<Shapes*>(nullptr));
+  // d0 .. dk of the chain that the terms form.
+  static constexpr auto dims = [] {
+    std::array<std::size_t, Terms.size() + 1> d{extents[Terms[0].operand][Terms[0].transposed]};
+    for (std::size_t k = 0; k < Terms.size(); ++k) d[k + 1] = extents[Terms[k].operand][!Terms[k].transposed];
+    return d;
+  }();
+  // A1 ... Ak, matrices all, none transposed: ordo::multiply and ordo::chain take it too.
+  static constexpr bool plain_chain = [] {
+    bool plain = std::tuple_size_v<Shapes> == Terms.size();
+    for (std::size_t k = 0; k < Terms.size(); ++k) plain = plain && Terms[k].operand == k && !Terms[k].transposed;
+    return plain;
+  }();
+};
+
+template <auto Dims, bool Static, std::size_t... I>
+product_case<std::tuple<shape<Dims[I], Dims[I + 1]>...>, std::array<term, sizeof...(I)>{term{I}...}, Static> chain_type(
+    std::index_sequence<I...>);
+template <auto Dims, bool Static = false>
+using chain_case = decltype(chain_type<Dims, Static>(std::make_index_sequence<Dims.size() - 1>{}));
+
+// d0 .. dK uniform in [lo, hi], from splitmix64 seeded with state.
+template <std::size_t K>
+constexpr std::array<std::size_t, K + 1> random_dims(std::uint64_t state, std::size_t lo, std::size_t hi) {
+  splitmix64 rng{state};
+  std::array<std::size_t, K + 1> d{};
+  for (auto& e : d) e = lo + static_cast<std::size_t>(rng.next() % (hi - lo + 1));
+  return d;
+}
+constexpr std::uint64_t chain_state(std::uint64_t c) { return splitmix64::mix(seed ^ (c << 32) ^ 0xd1b54a32d192ed03ULL); }
+
+inline constexpr std::size_t n = 3000, m = 600;
+inline constexpr std::array<std::size_t, 4> seed_dims{100, 5, 200, 20}, m_a_b{n, m, n, m}, a_b_m{n, n, n, m};
+inline constexpr std::array<std::size_t, 5> a_m1_m2_b{n, n, m, n, n};
+inline constexpr std::array<std::size_t, 7> clrs_x10{300, 350, 150, 50, 100, 200, 250};  // CLRS 15.2's, times 10
+inline constexpr auto six_1000 = random_dims<6>(chain_state(2), 800, 1200);
+inline constexpr auto random_8 = random_dims<8>(chain_state(3), 16, 2048);
+inline constexpr auto random_16 = random_dims<16>(chain_state(4), 16, 2048);
+inline constexpr auto random_16s = random_dims<16>(seed, 16, 2048);  // compile_time.md's chain too
+
+// The cases by name; their position here picks their inputs' streams.
+inline const std::vector<std::string> case_names{"seed",  "clrs_x10", "six_1000", "random_8",  "random_16", "hth_x",
+                                                 "hty_xth", "m_a_b", "a_b_m",    "a_m1_m2_b", "random_16s"};
+
+template <class F>
+decltype(auto) visit_case(std::string_view name, F&& f) {
+  using H = shape<n, n>;
+  if (name == "seed") return f(chain_case<seed_dims>{});
+  if (name == "clrs_x10") return f(chain_case<clrs_x10, true>{});
+  if (name == "six_1000") return f(chain_case<six_1000>{});
+  if (name == "random_8") return f(chain_case<random_8>{});
+  if (name == "random_16") return f(chain_case<random_16>{});
+  if (name == "hth_x") return f(product_case<std::tuple<H, vec<n>>, std::array<term, 3>{{{0, true}, {0}, {1}}}, true>{});
+  if (name == "hty_xth") {
+    return f(product_case<std::tuple<H, vec<n>, vec<n>>, std::array<term, 4>{{{0, true}, {1}, {2, true}, {0}}}, true>{});
+  }
+  if (name == "m_a_b") return f(chain_case<m_a_b, true>{});
+  if (name == "a_b_m") return f(chain_case<a_b_m, true>{});
+  if (name == "a_m1_m2_b") return f(chain_case<a_m1_m2_b, true>{});
+  if (name == "random_16s") return f(chain_case<random_16s, true>{});
+  throw std::invalid_argument("bench_chains: unknown case " + std::string(name));
+}
+
+// Element `index` (row-major) of an operand with `cols` columns, from stream mix(seed ^ (case <<
+// 32) ^ operand): uniform in [-1, 1) times sqrt(3 / cols), variance 1 / cols, so that products
+// keep entries of order one.
+inline double input_value(std::uint64_t stream, std::uint64_t index, std::size_t cols) noexcept {
+  const double unit = ordo_bench::unit_double(splitmix64::at(stream, index));
+  return (2.0 * unit - 1.0) * std::sqrt(3.0 / static_cast<double>(cols));
+}
+
+struct operand {
+  std::size_t rows, cols;
+  std::vector<double> values;  // row-major
+};
+struct case_data {  // a case's operands, with their values
+  std::string name;
+  std::vector<operand> operands;
+  std::vector<std::size_t> dims;
+};
+
+// run() computes the product into a result that it keeps (a new one each call, or one allocated
+// beforehand); values() copies the last one out, row-major.
+struct contender {
+  std::string name;
+  std::function<void()> run;
+  std::function<std::vector<double>()> values;
+};
+using contenders = std::vector<contender>;
+
+// The operands of Case as load(shape, operand) gives them, in a tuple.
+template <class Case, class Load>
+auto load_operands(const case_data& c, Load load) {
+  return [&]<class... S, std::size_t... I>(std::tuple<S...>*, std::index_sequence<I...>) {
+    return std::make_tuple(load(S{}, c.operands[I])...);
+  }(static_cast<typename Case::shapes*>(nullptr), std::make_index_sequence<std::tuple_size_v<typename Case::shapes>>{});
+}
+
+// sink(t1 * t2 * ... * tk), each term an operand or transpose(operand), in one full-expression:
+// Armadillo's expressions refer to their subexpressions.
+template <class Case, class Operands, class Transpose, class Sink>
+decltype(auto) with_product(const Operands& ops, Transpose transpose, Sink&& sink) {
+  const auto term = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> decltype(auto) {
+    if constexpr (Case::terms[I].transposed) return transpose(std::get<Case::terms[I].operand>(ops));
+    else return (std::get<Case::terms[I].operand>(ops));
+  };
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return sink((... * term(std::integral_constant<std::size_t, I>{})));
+  }(std::make_index_sequence<Case::terms.size()>{});
+}
+
+inline bool wanted(const std::vector<std::string>& list, std::string_view name) {
+  return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// peers.cpp: Eigen's contenders ("eigen": a new result, "eigen_noalias": r.noalias() = ... into r
+// allocated beforehand) and Armadillo's ("armadillo"), those of them in `selected` (empty: all).
+contenders peers(const case_data& c, const std::vector<std::string>& selected);
+// Eigen::setNbThreads(2); returns the JSON members "eigen", "armadillo" (versions), "eigen_threads".
+std::string setup_peers();
+
+}  // namespace chains
+
+#endif
