@@ -2,9 +2,9 @@
 // (examples/q01_chain_order.cpp ... examples/q12_mask.cpp, described in docs/questions.md), one
 // short stop per interview question, in a few seconds.
 //
-// Where a stop shows what a question's example shows, it calls that example's code in
-// examples/support/ (Q1, Q2, Q5, Q6, Q7, Q12) and prints a shorter summary; the other stops
-// compute their own, smaller cases. Every printed claim is also checked against an independent
+// Each stop calls its question's example code in examples/support/ (support/q01_chain_order.hpp
+// ... support/q12_mask.hpp) and prints a shorter summary, or a case the example shows too; only
+// "Q1 at scale" computes its own. Every printed claim is also checked against an independent
 // oracle (closed-form arithmetic, brute force, integer or long double references, never a value
 // copied from ordo's output): a wrong result is reported and fails the run. Compile-time claims
 // are static_asserts, so a tour that builds has already proved them. Times are printed, never
@@ -12,9 +12,13 @@
 #include "support/harness.hpp"
 #include "support/q01_chain_order.hpp"
 #include "support/q02_chain_dp.hpp"
+#include "support/q03_instability.hpp"
+#include "support/q04_batch_norm_eps.hpp"
 #include "support/q05_roofline.hpp"
 #include "support/q06_intractable.hpp"
 #include "support/q07_bptt.hpp"
+#include "support/q10_reduced_precision.hpp"
+#include "support/q11_mean_of_floats.hpp"
 #include "support/q12_mask.hpp"
 
 #include <ordo/ordo.hpp>
@@ -26,10 +30,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <numbers>
 #include <random>
-#include <string>
 #include <vector>
 #include "support/kokkos_session.hpp"
 
@@ -190,199 +192,50 @@ void roofline(double cpu_gflops) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Q11: the mean of 1M floats under every summation policy.
+// Q11: the mean of 1M floats near 1000 under every summation policy, each within its error bound
+// of an exact double sum (support/q11_mean_of_floats.hpp).
 void mean_of_a_million_floats() {
   stop("Q11 — the mean of 1M floats with minimal loss of precision?");
-  const std::size_t n = 1 << 20;
-  Kokkos::View<float*> x("x", n);
-  auto host_x = Kokkos::create_mirror_view(x);
-  std::mt19937 rng(2026);
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  for (std::size_t i = 0; i < n; ++i) host_x(i) = 1000.0f + uniform(rng);  // readings near 1000
-  Kokkos::deep_copy(x, host_x);
-  const double exact = ordo::mean<double>(x, ordo::summation::exact);  // correctly rounded in double
-  const float exact_float = ordo::mean(x, ordo::summation::exact);
-  // The oracle: these floats are multiples of 2^-14 below 2^11, so their sum in double (below
-  // 2^31, 45 significant bits) is exact in any order, and so is its division by n = 2^20.
-  double exact_sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) exact_sum += static_cast<double>(host_x(i));
-  const double true_mean = exact_sum / static_cast<double>(n);
-  expect(exact == true_mean, "mean<double>(exact) must be the exact mean");
-  expect(exact_float == static_cast<float>(true_mean), "mean(exact) must be the exact mean rounded to float");
-  const double ulp = static_cast<double>(std::nextafter(exact_float, 2000.0f) - exact_float);
-  const auto report = [&](const char* name, float m, double bound_in_ulps) {
-    const double error = std::fabs(static_cast<double>(m) - true_mean);
-    std::printf("%-9s mean %.9g  error %.3g (%.2f ulp of float)\n", name, static_cast<double>(m), error, error / ulp);
-    expect(error <= bound_in_ulps * ulp, std::string(name) + " mean must lie within its documented error bound");
-  };
-  // Each policy's documented bound on the sum, B u S (docs/reductions.md; u = 2^-24, S = n * mean),
-  // plus u |sum| for the sum's rounding to float, divided by n: (B + 1) u mean, and u mean < 2^-14,
-  // one float ulp of a mean in [512, 1024). So each mean is within B + 1 ulps.
-  const double log2n = 20;
-  float sequential = 0.0f;  // one thread, in order: the textbook failure
-  for (std::size_t i = 0; i < n; ++i) sequential += host_x(i);
-  report("loop", sequential / static_cast<float>(n), static_cast<double>(n));
-  report("naive", ordo::mean(x, ordo::summation::naive), static_cast<double>(n));
-  report("pairwise", ordo::mean(x, ordo::summation::pairwise), log2n + 20 + 1);
-  report("kahan", ordo::mean(x, ordo::summation::kahan), 4 + 1);
-  report("neumaier", ordo::mean(x, ordo::summation::neumaier), 4 + 1);
-  report("exact", exact_float, 0.5);
-  std::printf("exact is correctly rounded and bitwise identical for any thread count or order\n");
+  ordo_examples::q11::readings_near_1000();
   more("examples/q11_mean_of_floats.cpp (an integer oracle, reproducibility across spaces and chunks)");
 }
 
 // ---------------------------------------------------------------------------------------------
-// Q3 and Q4: overflow, cancellation, and the epsilon of batch norm.
+// Q3 and Q4: overflow and cancellation (support/q03_instability.hpp), and the epsilon of batch
+// norm on four samples checked by hand (support/q04_batch_norm_eps.hpp).
 void instability_and_batch_norm() {
+  namespace q03 = ordo_examples::q03;
   stop("Q3 and Q4 — what makes training unstable, and why the small eps in batch norm?");
   // Overflow: softmax(1000, 999, 998) = softmax(2, 1, 0) = (e^2, e, 1) / (e^2 + e + 1).
-  {
-    const float logits[3] = {1000.0f, 999.0f, 998.0f};
-    Kokkos::View<float**, Kokkos::HostSpace> in("logits", 1, 3), out("probabilities", 1, 3);
-    for (int c = 0; c < 3; ++c) in(0, c) = logits[c];
-    ordo::nn::softmax(in, out);
-    float naive[3], denominator = 0.0f;
-    for (int c = 0; c < 3; ++c) denominator += std::exp(logits[c]);
-    for (int c = 0; c < 3; ++c) naive[c] = std::exp(logits[c]) / denominator;
-    const long double e = std::exp(1.0L), z = e * e + e + 1;
-    const long double closed_form[3] = {e * e / z, e / z, 1 / z};
-    double worst = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      worst = std::max(worst, static_cast<double>(std::fabs((out(0, c) - closed_form[c]) / closed_form[c])));
-    }
-    std::printf("softmax(1000, 999, 998): exp/sum gives %g (exp(1000) = inf); ordo::nn::softmax %.7g %.7g %.7g,\n"
-                "  the closed form (e^2, e, 1)/(e^2 + e + 1) to %.1e relative\n",
-                static_cast<double>(naive[0]), static_cast<double>(out(0, 0)), static_cast<double>(out(0, 1)),
-                static_cast<double>(out(0, 2)), worst);
-    expect(std::isnan(naive[0]) && worst < 8 * 0x1p-24, "naive softmax must overflow, ordo's match the closed form");
-  }
+  const q03::softmax_row large = q03::softmax_overflow()[0];
+  std::printf("softmax(1000, 999, 998): exp/sum gives %g (exp(1000) = inf); ordo::nn::softmax %.7g %.7g %.7g,\n"
+              "  the closed form (e^2, e, 1)/(e^2 + e + 1) to %.1e relative\n",
+              static_cast<double>(large.naive[0]), static_cast<double>(large.ordo[0]),
+              static_cast<double>(large.ordo[1]), static_cast<double>(large.ordo[2]), large.worst);
   // Cancellation: the variance of 2^20 floats 1e4 + N(0, 1).
-  {
-    const std::size_t n = 1 << 20;
-    Kokkos::View<float**, Kokkos::HostSpace> x("x", n, 1);  // a batch of n values of one channel
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (std::size_t i = 0; i < n; ++i) x(i, 0) = static_cast<float>(1e4 + normal(rng));
-    long double sum = 0;  // reference: two passes in long double
-    for (std::size_t i = 0; i < n; ++i) sum += x(i, 0);
-    const long double mean = sum / static_cast<long double>(n);
-    long double m2 = 0;
-    for (std::size_t i = 0; i < n; ++i) m2 += (x(i, 0) - mean) * (x(i, 0) - mean);
-    const double reference = static_cast<double>(m2 / static_cast<long double>(n));
-    float s = 0.0f, s2 = 0.0f;  // the textbook one pass in float
-    for (std::size_t i = 0; i < n; ++i) {
-      s += x(i, 0);
-      s2 += x(i, 0) * x(i, 0);
-    }
-    const float naive = s2 / static_cast<float>(n) - (s / static_cast<float>(n)) * (s / static_cast<float>(n));
-    const auto statistics = ordo::nn::batch_norm_local_statistics(x);
-    auto m2_ordo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), statistics.m2);
-    const double variance = m2_ordo(0) / statistics.count;
-    const double relative = std::fabs(variance - reference) / reference;
-    std::printf("variance of 2^20 floats 1e4 + N(0, 1): E[x^2] - E[x]^2 in float %.4g; ordo's batch-norm\n"
-                "  statistics (two passes in double) %.9f, a long double reference to %.1e relative\n",
-                static_cast<double>(naive), variance, relative);
-    expect(std::fabs(static_cast<double>(naive) - reference) > 1.0 && relative < 1e-12,
-           "E[x^2] - E[x]^2 must fail in float, ordo's variance match the reference");
-  }
+  const q03::variance_result v = q03::variance_cancellation();
+  std::printf("variance of 2^20 floats 1e4 + N(0, 1): E[x^2] - E[x]^2 in float %.4g; ordo's batch-norm\n"
+              "  statistics (two passes in double) %.9f, a long double reference to %.1e relative\n",
+              static_cast<double>(v.naive), v.ordo, v.relative(v.ordo));
   // Epsilon: 4 samples, channel 0 varies, channel 1 is constant; once with eps = 1e-5, once with 0.
-  Kokkos::View<double**> x("x", 4, 2), y("y", 4, 2), y_zero("y_zero", 4, 2);
-  Kokkos::View<double*> gamma("gamma", 2), beta("beta", 2), running_mean("rm", 2), running_var("rv", 2);
-  auto hx = Kokkos::create_mirror_view(x);
-  const double samples[4] = {1.0, 2.0, 3.0, 6.0};
-  for (int i = 0; i < 4; ++i) {
-    hx(i, 0) = samples[i];
-    hx(i, 1) = 5.0;
-  }
-  Kokkos::deep_copy(x, hx);
-  Kokkos::deep_copy(gamma, 1.0);
-  Kokkos::deep_copy(beta, 0.5);
-  Kokkos::deep_copy(running_var, 1.0);
-  const auto saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, running_mean, running_var, y);
-  ordo::nn::batch_norm_options no_eps;
-  no_eps.eps = 0.0;
-  const auto saved_zero =
-      ordo::nn::batch_norm_forward_training(x, gamma, beta, running_mean, running_var, y_zero, no_eps);
-  auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
-  auto hy_zero = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_zero);
-  auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved.mean);
-  auto invstd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved.invstd);
-  auto invstd_zero = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), saved_zero.invstd);
-  std::printf("batch norm, x = 1 2 3 6: mean %.3f, var %.3f, y = %.4f %.4f %.4f %.4f\n", mean(0),
-              1.0 / (invstd(0) * invstd(0)) - 1e-5, hy(0, 0), hy(1, 0), hy(2, 0), hy(3, 0));
-  std::printf("constant channel, x = 5 5 5 5: var 0, invstd = 1/sqrt(0 + 1e-5) = %.1f, "
-              "y = beta = %.1f %.1f %.1f %.1f;\n"
-              "  with eps = 0, invstd = %g and y = 0 * inf = %g: eps keeps it finite (no noise, no regularizer)\n",
-              invstd(1), hy(0, 1), hy(1, 1), hy(2, 1), hy(3, 1), invstd_zero(1), hy_zero(0, 1));
-  // By hand: channel 0 has mean 3, squared deviations 4 + 1 + 0 + 9 = 14, biased variance 14 / 4.
-  const auto near = [](double got, double want) {
-    return std::fabs(got - want) <= 1e-12 * std::max(1.0, std::fabs(want));
-  };
-  bool correct = near(mean(0), 3.0) && near(mean(1), 5.0) && near(invstd(0), 1.0 / std::sqrt(3.5 + 1e-5)) &&
-                 near(invstd(1), 1.0 / std::sqrt(1e-5)) && std::isinf(invstd_zero(1));
-  for (int i = 0; i < 4; ++i) {
-    correct = correct && near(hy(i, 0), (samples[i] - 3.0) / std::sqrt(3.5 + 1e-5) + 0.5) && hy(i, 1) == 0.5 &&
-              std::isnan(hy_zero(i, 1));
-  }
-  expect(correct, "batch norm must give the statistics and outputs computed by hand");
+  ordo_examples::q04::four_samples();
   more("examples/q03_instability.cpp, examples/q04_batch_norm_eps.cpp");
 }
 
 // ---------------------------------------------------------------------------------------------
-// Q10: 16-bit storage, float arithmetic, loss scaling.
-namespace q10 {
-using ordo::bfloat16;
-using ordo::half;
-constexpr float infinity = std::numeric_limits<float>::infinity();
-static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2);
-static_assert(std::numeric_limits<half>::max() == 65504.0f && half(65520.0f) == infinity);
-static_assert(std::numeric_limits<bfloat16>::digits == 8 && bfloat16(256.0f + 1.0f) == 256.0f);
-static_assert(half(0x1p-26f) == 0.0f);
-
-void run() {
+// Q10: 16-bit storage, float arithmetic, loss scaling (support/q10_reduced_precision.hpp, whose
+// static_asserts prove the range and precision printed here).
+void reduced_precision() {
+  namespace q10 = ordo_examples::q10;
   stop("Q10 — benefits and problems of reduced precision?");
   std::printf("2 bytes a value: half the memory and traffic of float; but half(65520) = %g (max 65504),\n"
               "  bfloat16(257) = %g (8 significant bits), half(2^-26) = %g\n",
-              static_cast<double>(half(65520.0f)), static_cast<double>(bfloat16(257.0f)),
-              static_cast<double>(half(0x1p-26f)));
-  // Swamping: a bfloat16 running sum of values in [0, 1) stops growing once its spacing exceeds
-  // twice the addends; ordo reads 16-bit values into float and sums exactly.
-  const std::size_t n = 1 << 20;
-  Kokkos::View<bfloat16*> x("x", n);
-  auto host_x = Kokkos::create_mirror_view(x);
-  std::mt19937 rng(10);
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  double true_sum = 0;  // exact: bfloat16 values in [2^-24, 1) are multiples of 2^-31, sum < 2^20
-  for (std::size_t i = 0; i < n; ++i) {
-    host_x(i) = bfloat16(uniform(rng));
-    true_sum += static_cast<double>(host_x(i));
-  }
-  Kokkos::deep_copy(x, host_x);
-  bfloat16 running(0.0f);
-  for (std::size_t i = 0; i < n; ++i) running = bfloat16(running + host_x(i));
-  const float exact_mean = ordo::mean<float>(x, ordo::summation::exact);
-  std::printf("1M bfloat16 values in [0, 1): a bfloat16 running sum stalls at %g; ordo::mean %.7g, the exact mean\n",
-              static_cast<double>(running), static_cast<double>(exact_mean));
-  expect(static_cast<float>(running) == 256.0f, "a bfloat16 running sum must stall at 256");
-  expect(exact_mean == static_cast<float>(true_sum / static_cast<double>(n)),
-         "the exact mean of bfloat16 values must be the correctly rounded mean");
-
-  // Underflow: a gradient of 1e-8 is 0 in half. Carried scaled by 2^16 it is a normal half; the
-  // weight gradient it feeds is a float, and unscaling it there recovers 1e-8.
-  ordo::nn::loss_scaler scaler;
-  const half carried(scaler.scale(1e-8f));
-  Kokkos::View<float*> weight_grad("weight_grad", 1);
-  Kokkos::deep_copy(weight_grad, static_cast<float>(carried));
-  const bool finite = scaler.unscale_and_check(weight_grad);
-  scaler.update();
-  auto unscaled = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), weight_grad);
-  std::printf("a gradient of 1e-8 in half: %g; loss-scaled by 2^16: %g; unscaled in float: %.4g\n",
-              static_cast<double>(half(1e-8f)), static_cast<double>(carried), static_cast<double>(unscaled(0)));
-  expect(finite && half(1e-8f) == 0.0f && std::fabs(unscaled(0) - 1e-8f) < 1e-8f * 0x1p-10f,
-         "1e-8 must underflow in half and survive loss scaling to within half's precision");
+              static_cast<double>(q10::half(65520.0f)), static_cast<double>(q10::bfloat16(257.0f)),
+              static_cast<double>(q10::half(0x1p-26f)));
+  q10::stalled_running_sum();
+  q10::one_small_gradient();
   more("examples/q10_reduced_precision.cpp");
 }
-}  // namespace q10
 
 // ---------------------------------------------------------------------------------------------
 // Q12: the question's nested loop, ported as is, against ordo::sphere_mask (support/q12_mask.hpp).
@@ -434,7 +287,7 @@ int main(int argc, char* argv[]) {
   roofline(cpu_gflops);
   mean_of_a_million_floats();
   instability_and_batch_norm();
-  q10::run();
+  reduced_precision();
   make_mask_loops();
   stop("And more");
   std::printf("Q8 (memory): examples/q08_memory.cpp. The planner on the command line (scripts/tour builds it):\n"
