@@ -1,102 +1,129 @@
-// bench_batch_norm_paired: a Python extension-free shared module (loaded with ctypes by
-// bench/batch_norm/paired.py) that lets one Python process time ordo and PyTorch in the same
-// rounds, on the same buffers and the same OpenMP runtime (libgomp, shared by Kokkos::OpenMP and
-// ATen), so that the shared machine's load falls on both alike.
-//
-// C interface (all functions fence before returning):
-//   int   ordo_bn_initialize(void)          Kokkos::initialize() unless already done; returns the
-//                                           concurrency of Kokkos::OpenMP
-//   void  ordo_bn_finalize(void)            Kokkos::finalize() (delete every case first)
-//   void* ordo_bn_case_new(const char* name)   "nchw", "nhwc" or "bn1d" (bench/batch_norm/cases.hpp)
-//   void  ordo_bn_case_delete(void* c)
-//   long long ordo_bn_size(void* c, const char* array)   number of elements of an array
-//   void* ordo_bn_data(void* c, const char* array)       host pointer to it: float x, dy, y, dx,
-//         gamma, beta, dgamma, dbeta, running_mean, running_var; double mean, invstd (saved)
-//   void  ordo_bn_reset_running(void* c)    running_mean = 0, running_var = 1
-//   void  ordo_bn_forward(void* c)          ordo::nn::batch_norm_forward_training
-//   void  ordo_bn_backward(void* c)         ordo::nn::batch_norm_backward
-//   void  ordo_bn_copy(void* c)             copy of x into a scratch array (Kokkos parallel_for)
-//   const char* ordo_bn_error(void)         message of the last exception, "" if none
-//   const char* ordo_bn_capability(void)    "avx2" or "baseline": which kernels ordo runs here
-// Functions that can fail return 0 / nullptr and set the error message.
+// bench_paired: ordo's side of bench/batch_norm and bench/precision against PyTorch, loaded with
+// ctypes by ordo_bench.Paired (which documents the C interface), so that one Python process times
+// ordo and PyTorch on the same buffers and OpenMP runtime (libgomp, shared by Kokkos::OpenMP and
+// ATen). A case ("batch_norm nchw|nhwc|bn1d", "softmax ROWS COLS float|bfloat16") has arrays
+// (host pointers), facts (JSON) and operations, which fence before they return.
 
 #include "cases.hpp"
+#include "../precision/cases.hpp"
+#include "bench_support.hpp"
 
-#include <cstring>
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
-std::string last_error;
 
-bench_bn::case_base* as_case(void* c) { return static_cast<bench_bn::case_base*>(c); }
+std::string info;
+
+// A case as Python sees it; its functions hold the case object.
+struct paired_case {
+  std::function<void*(const std::string&, long long&)> data;
+  std::string facts = "{}";
+  std::vector<std::pair<std::string, std::function<void()>>> ops;
+};
+
+template <class V, class... Extents>
+paired_case batch_norm(ordo::nn::memory_format layout, Extents... e) {
+  const auto b = std::make_shared<bench_bn::batch_norm_case<V>>(layout, e...);
+  paired_case pc{[b](const std::string& a, long long& size) -> void* {
+    size = a == "x" || a == "y" || a == "dy" || a == "dx" ? b->n : b->channels;
+    const std::map<std::string, void*> arrays{
+        {"x", b->x.data()}, {"y", b->y.data()}, {"dy", b->dy.data()}, {"dx", b->dx.data()},
+        {"mean", b->saved.mean.data()}, {"invstd", b->saved.invstd.data()}, {"gamma", b->gamma.data()},
+        {"beta", b->beta.data()}, {"dgamma", b->dgamma.data()}, {"dbeta", b->dbeta.data()},
+        {"running_mean", b->running_mean.data()}, {"running_var", b->running_var.data()}};
+    return arrays.count(a) != 0 ? arrays.at(a) : nullptr;
+  }, "{}", {}};
+  pc.facts = "{\"elements\": " + std::to_string(b->n) + ", \"channels\": " + std::to_string(b->channels) +
+             ", \"inner\": " + std::to_string(b->g.inner) + ", \"work_items\": " + std::to_string(b->p.items()) + "}";
+  pc.ops = {{"forward", [b] { b->forward(); }},          {"backward", [b] { b->backward(); }},
+            {"reset_running", [b] { b->reset_running(); }}, {"copy", [b] { b->copy_x(); }},
+            {"statistics", [b] { b->statistics(); }},    {"normalize", [b] { b->normalize(); }},
+            {"backward_sums", [b] { b->backward_sums(); }}, {"input_gradient", [b] { b->input_gradient(); }}};
+  return pc;
+}
+
+template <class T>
+paired_case softmax(long long rows, long long cols) {
+  const auto s = std::make_shared<bench_sm::softmax_case<T>>(rows, cols);
+  paired_case pc{[s](const std::string& a, long long& size) -> void* {
+    size = s->rows * s->cols;
+    return a == "x" ? s->x.data() : a == "y" ? s->y.data() : nullptr;
+  }, "{}", {}};
+  pc.ops = {{"softmax", [s] { s->softmax(); }}, {"copy", [s] { s->copy(); }}};
+  if constexpr (std::is_same_v<T, float>) pc.ops.emplace_back("online", [s] { s->online(); });
+  return pc;
+}
+
+paired_case make(const std::string& spec) {
+  using v4 = Kokkos::View<float****, Kokkos::LayoutRight, bench_bn::memory>;
+  using v2 = Kokkos::View<float**, Kokkos::LayoutRight, bench_bn::memory>;
+  std::istringstream in(spec);
+  std::string kind, name;
+  long long rows = 0, cols = 0;
+  in >> kind;
+  if (kind == "batch_norm" && in >> name) {
+    if (name == "nchw") return batch_norm<v4>(ordo::nn::channels_first, 32, 64, 56, 56);
+    if (name == "nhwc") return batch_norm<v4>(ordo::nn::channels_last, 32, 56, 56, 64);
+    if (name == "bn1d") return batch_norm<v2>(ordo::nn::channels_first, 256, 1024);
+  }
+  if (kind == "softmax" && in >> rows >> cols >> name) {
+    if (name == "float") return softmax<float>(rows, cols);
+    if (name == "bfloat16") return softmax<ordo::bfloat16>(rows, cols);
+  }
+  throw std::invalid_argument("bad case: " + spec);
+}
+
+paired_case& as_case(void* c) { return *static_cast<paired_case*>(c); }
+
 }  // namespace
 
 extern "C" {
 
-int ordo_bn_initialize(void) {
-  try {
-    if (!Kokkos::is_initialized()) Kokkos::initialize();
-    return bench_bn::space().concurrency();
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return 0;
+void ordo_paired_finalize() { Kokkos::finalize(); }
+
+const char* ordo_paired_initialize() {
+  if (!Kokkos::is_initialized()) Kokkos::initialize();
+  const bool avx2 = ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2;
+  info = "{\"kokkos_threads\": " + std::to_string(Kokkos::OpenMP().concurrency()) + ", \"ordo_capability\": \"" +
+         (avx2 ? "avx2" : "baseline") + "\", \"kokkos\": " + std::to_string(KOKKOS_VERSION) + "}";
+  return info.c_str();
+}
+
+void* ordo_paired_new(const char* spec) { return new paired_case(make(spec)); }
+
+void ordo_paired_delete(void* c) { delete &as_case(c); }
+
+void* ordo_paired_data(void* c, const char* array, long long* size) { return as_case(c).data(array, *size); }
+
+const char* ordo_paired_facts(void* c) { return as_case(c).facts.c_str(); }
+
+int ordo_paired_op(void* c, const char* name) {
+  const auto& ops = as_case(c).ops;
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const auto& op) { return op.first == name; });
+  return it == ops.end() ? -1 : static_cast<int>(it - ops.begin());
+}
+
+void ordo_paired_run(void* c, int op) { as_case(c).ops[static_cast<std::size_t>(op)].second(); }
+
+int ordo_paired_time(void* c, const char* ops, int min_rounds, int max_rounds, double min_seconds, int warmup,
+                     double* samples) {
+  std::vector<ordo_bench::timed_item> items;
+  for (const std::string& name : ordo_bench::split(ops)) {
+    const int k = ordo_paired_op(c, name.c_str());
+    if (k < 0) return 0;
+    items.push_back({name, as_case(c).ops[static_cast<std::size_t>(k)].second, {}});
   }
+  const int rounds = ordo_bench::time_rounds(items, {min_rounds, max_rounds, min_seconds}, warmup).reps;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    std::copy(items[k].samples.begin(), items[k].samples.end(), samples + k * static_cast<std::size_t>(max_rounds));
+  return rounds;
 }
-
-void ordo_bn_finalize(void) {
-  if (Kokkos::is_initialized()) Kokkos::finalize();
-}
-
-const char* ordo_bn_error(void) { return last_error.c_str(); }
-
-const char* ordo_bn_capability(void) {
-  return ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2 ? "avx2" : "baseline";
-}
-
-void* ordo_bn_case_new(const char* name) {
-  try {
-    return bench_bn::make_case(name).release();
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return nullptr;
-  }
-}
-
-void ordo_bn_case_delete(void* c) { delete as_case(c); }
-
-long long ordo_bn_size(void* cp, const char* array) {
-  auto* c = as_case(cp);
-  const std::string a = array;
-  if (a == "x" || a == "dy" || a == "y" || a == "dx") return c->n;
-  if (a == "gamma" || a == "beta" || a == "dgamma" || a == "dbeta" || a == "running_mean" || a == "running_var" ||
-      a == "mean" || a == "invstd")
-    return c->channels;
-  last_error = "unknown array " + a;
-  return 0;
-}
-
-void* ordo_bn_data(void* cp, const char* array) {
-  auto* c = as_case(cp);
-  const std::string a = array;
-  if (a == "x") return c->x.data();
-  if (a == "dy") return c->dy.data();
-  if (a == "y") return c->y.data();
-  if (a == "dx") return c->dx.data();
-  if (a == "gamma") return c->gamma.data();
-  if (a == "beta") return c->beta.data();
-  if (a == "dgamma") return c->dgamma.data();
-  if (a == "dbeta") return c->dbeta.data();
-  if (a == "running_mean") return c->running_mean.data();
-  if (a == "running_var") return c->running_var.data();
-  if (a == "mean") return c->saved.mean.data();
-  if (a == "invstd") return c->saved.invstd.data();
-  last_error = "unknown array " + a;
-  return nullptr;
-}
-
-void ordo_bn_reset_running(void* c) { as_case(c)->reset_running(); }
-void ordo_bn_forward(void* c) { as_case(c)->forward(); }
-void ordo_bn_backward(void* c) { as_case(c)->backward(); }
-void ordo_bn_copy(void* c) { as_case(c)->copy_x(); }
 
 }  // extern "C"

@@ -1,16 +1,8 @@
-// The softmax benchmark's cases, shared by bench_precision (ordo's variants alone, C++) and the
-// bench_precision_paired module (ordo next to PyTorch in one process, through ctypes).
-//
-// A case is (rows, cols) logits in float or bfloat16 storage, LayoutRight on Kokkos::OpenMP:
-// x = uniform[-4, 4) from splitmix64 (seed 1301), rounded once to the storage type; y the output.
-//
-// Contenders on the same buffers:
-//   softmax  ordo::nn::softmax(space, x, y): the host shape, three passes over each row (max; exp
-//            stored and summed; scaled), the last two from cache;
-//   online   (float only) the host shape written as online softmax (Milakov & Gimelshein 2018):
-//            one pass for max and sum, a second for exp(x - max) / sum; two exps per element
-//            instead of one. Kept here, not in ordo, to measure the choice;
-//   copy     y = x as a Kokkos parallel_for over the same bytes (the memory-bound floor).
+// A softmax case for bench_paired: (rows, cols) logits x = uniform[-4, 4) (splitmix64, seed 1301) in
+// float or bfloat16, LayoutRight on Kokkos::OpenMP. softmax: ordo::nn::softmax(space, x, y) (three
+// passes per row: max; exp stored and summed; scaled); online (float only): online softmax (Milakov
+// & Gimelshein 2018), one pass for max and sum, one for exp(x - max) / sum, two exps per element
+// instead of one, kept here, not in ordo, to measure the choice; copy: y = x over the same bytes.
 #ifndef ORDO_BENCH_PRECISION_CASES_HPP
 #define ORDO_BENCH_PRECISION_CASES_HPP
 
@@ -24,13 +16,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
-#include <stdexcept>
-#include <string>
 
 namespace bench_sm {
 
@@ -77,10 +65,8 @@ struct online_softmax_kernel {
       }
     }
     float lm[16], ls[16];
-    std::memcpy(lm, &m[0], 32);
-    std::memcpy(lm + 8, &m[1], 32);
-    std::memcpy(ls, &s[0], 32);
-    std::memcpy(ls + 8, &s[1], 32);
+    std::memcpy(lm, m, sizeof lm);
+    std::memcpy(ls, s, sizeof ls);
     for (; i < cols; ++i) {
       const auto l = static_cast<std::size_t>(i % 16);
       const float v = row[i];
@@ -113,71 +99,40 @@ struct online_softmax_kernel {
   }
 };
 
-struct case_base {
-  std::int64_t rows = 0, cols = 0;
-  virtual ~case_base() = default;
-  virtual void softmax() = 0;
-  virtual void online() = 0;
-  virtual void copy() = 0;
-  virtual void* x_data() = 0;
-  virtual void* y_data() = 0;
-  virtual int element_bytes() const = 0;
-};
-
 template <class T>
-struct softmax_case : case_base {
+struct softmax_case {
+  std::int64_t rows, cols;
   Kokkos::View<T**, Kokkos::LayoutRight, memory> x, y;
 
   softmax_case(std::int64_t r, std::int64_t c)
-      : x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), static_cast<std::size_t>(r), static_cast<std::size_t>(c)),
-        y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), static_cast<std::size_t>(r), static_cast<std::size_t>(c)) {
-    rows = r;
-    cols = c;
+      : rows(r), cols(c), x("x", static_cast<std::size_t>(r), static_cast<std::size_t>(c)), y("y", x.layout()) {
     fill();
   }
 
-  // A member function, not the constructor: nvcc's extended lambdas need an enclosing function
-  // whose address can be taken.
+  // Not in the constructor: nvcc's extended lambdas need an enclosing function with an address.
   void fill() {
     T* const px = x.data();
-    T* const py = y.data();
     Kokkos::parallel_for("bench fill", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) {
       const double u = ordo_bench::unit_double(ordo_bench::splitmix64::at(seed, static_cast<std::uint64_t>(i)));
       px[i] = static_cast<T>(static_cast<float>(8 * u - 4));
-      py[i] = static_cast<T>(0.0f);
     });
     space().fence();
   }
 
-  void softmax() override { ordo::nn::softmax(space(), x, y); }
+  void softmax() const { ordo::nn::softmax(space(), x, y); }
 
-  void online() override {
-    if constexpr (std::is_same_v<T, float>) {
-      Kokkos::parallel_for("bench online softmax", policy(0, rows),
-                           online_softmax_kernel{x.data(), y.data(), cols});
-      space().fence();
-    } else {
-      throw std::invalid_argument("the online variant is float only");
-    }
+  void online() const {  // float only
+    Kokkos::parallel_for("bench online softmax", policy(0, rows), online_softmax_kernel{x.data(), y.data(), cols});
+    space().fence();
   }
 
-  void copy() override {
+  void copy() const {
     T* const dst = y.data();
     const T* const src = x.data();
     Kokkos::parallel_for("bench copy", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) { dst[i] = src[i]; });
     space().fence();
   }
-
-  void* x_data() override { return x.data(); }
-  void* y_data() override { return y.data(); }
-  int element_bytes() const override { return static_cast<int>(sizeof(T)); }
 };
-
-inline std::unique_ptr<case_base> make_case(std::int64_t rows, std::int64_t cols, const std::string& dtype) {
-  if (dtype == "float") return std::make_unique<softmax_case<float>>(rows, cols);
-  if (dtype == "bfloat16") return std::make_unique<softmax_case<ordo::bfloat16>>(rows, cols);
-  throw std::invalid_argument("unknown dtype " + dtype + " (float or bfloat16)");
-}
 
 }  // namespace bench_sm
 

@@ -332,3 +332,136 @@ def table(head, rows, align=None):
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+# ---- bn-precision ----
+# ordo beside PyTorch in one Python process (bench/batch_norm, bench/precision): measure() runs its
+# module's worker(argv) in a fresh /usr/bin/python3 (paired_worker); the worker loads the
+# bench_paired module (bench/batch_norm/paired.cpp) with ctypes (Paired) and times ordo's and
+# PyTorch's calls on the same buffers and libgomp threads in interleaved rounds (paired_rounds).
+
+
+def paired_worker(path, *argv, **env):
+    """Runs worker(argv) of the benchmark module at path in a fresh /usr/bin/python3 (Debian's
+    python3-torch) under thread_env(**env); returns the JSON objects it prints."""
+    code = "import sys; sys.path[:0] = %r; import bench; bench.worker(sys.argv[1:])" % [
+        os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.abspath(path))]
+    return json_lines(run(["/usr/bin/python3", "-c", code, *map(str, argv)], stdout=subprocess.PIPE, text=True,
+                          env=thread_env(**env)).stdout)
+
+
+class Paired:
+    """The bench_paired module, after torch.set_num_threads(THREADS). case(spec) makes one of its
+    cases, for a with statement: array(name, dtype) views one of its arrays (no copy), op(name)
+    is a callable that runs an operation, time(ops, ...) times operations in C++ rounds, facts is
+    a dict. The module's C functions (ordo_paired_*): initialize() -> JSON (kokkos_threads,
+    ordo_capability, kokkos), finalize(), new(spec) -> case, delete(case), data(case, name, &size)
+    -> pointer or NULL, facts(case) -> JSON, op(case, name) -> index or -1, run(case, index),
+    time(case, "op,op", min_rounds, max_rounds, min_seconds, warmup, samples) -> rounds (0: an
+    unknown op), samples[k * max_rounds + i] the seconds of op k in round i."""
+
+    def __init__(self):
+        import atexit
+        import ctypes as c
+        import torch
+
+        torch.set_num_threads(THREADS)
+        self.lib = c.CDLL(binary("batch_norm", "libbench_paired.so"))
+        for name, result, args in (
+                ("initialize", c.c_char_p, []), ("new", c.c_void_p, [c.c_char_p]), ("delete", None, [c.c_void_p]),
+                ("data", c.c_void_p, [c.c_void_p, c.c_char_p, c.POINTER(c.c_longlong)]),
+                ("facts", c.c_char_p, [c.c_void_p]), ("op", c.c_int, [c.c_void_p, c.c_char_p]),
+                ("run", None, [c.c_void_p, c.c_int]),
+                ("time", c.c_int, [c.c_void_p, c.c_char_p, c.c_int, c.c_int, c.c_double, c.c_int, c.c_void_p])):
+            f = getattr(self.lib, "ordo_paired_" + name)
+            f.restype, f.argtypes = result, args
+        self.info = json.loads(self.lib.ordo_paired_initialize())
+        atexit.register(self.lib.ordo_paired_finalize)
+
+    def case(self, spec):
+        return _PairedCase(self.lib, spec)
+
+    def versions(self):
+        """info (kokkos_threads, ordo_capability, kokkos) and the Python side's versions."""
+        import platform
+        import numpy
+        import torch
+
+        m = re.search(r"CPU capability usage: (\S+)", torch.__config__.show())
+        return dict(self.info, torch=torch.__version__, numpy=numpy.__version__, python=platform.python_version(),
+                    cpu_capability=m.group(1) if m else "unknown", torch_threads=torch.get_num_threads())
+
+
+class _PairedCase:
+    def __init__(self, lib, spec):
+        self.lib, self.h = lib, lib.ordo_paired_new(spec.encode())
+        self.facts = json.loads(lib.ordo_paired_facts(self.h))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.lib.ordo_paired_delete(self.h)
+
+    def array(self, name, dtype="float32"):
+        import ctypes
+        import numpy as np
+
+        size, dtype = ctypes.c_longlong(), np.dtype(dtype)
+        address = self.lib.ordo_paired_data(self.h, name.encode(), ctypes.byref(size)) or sys.exit("no array " + name)
+        return np.frombuffer((ctypes.c_char * (size.value * dtype.itemsize)).from_address(address), dtype)
+
+    def op(self, name):
+        import functools
+
+        index = self.lib.ordo_paired_op(self.h, name.encode())
+        return functools.partial(self.lib.ordo_paired_run, self.h, index if index >= 0 else sys.exit("no op " + name))
+
+    def time(self, ops, min_rounds, max_rounds, min_seconds, warmup):
+        """ops in rounds of ordo_bench::time_rounds (no Python between them): {op: samples}."""
+        import numpy as np
+
+        out = np.zeros((len(ops), max_rounds))
+        rounds = self.lib.ordo_paired_time(self.h, ",".join(ops).encode(), min_rounds, max_rounds, min_seconds, warmup,
+                                           out.ctypes.data) or sys.exit("no op among " + ",".join(ops))
+        return {op: out[k, :rounds].tolist() for k, op in enumerate(ops)}
+
+
+def paired_rounds(order, min_rounds, min_seconds, warmup, max_rounds=2000, end_round=None):
+    """order(r): round r's [(name, callable)]. warmup untimed rounds, then timed rounds until
+    min_rounds and min_seconds (or max_rounds), the garbage collector off during each; end_round()
+    after each round. Returns {name: [seconds of each round]}."""
+    clock, times = time.perf_counter, {name: [] for name, _ in order(0)}
+    for r in range(warmup):
+        for _, f in order(r):
+            f()
+        end_round and end_round()
+    start, r = clock(), 0
+    while r < max_rounds and (r < min_rounds or clock() - start < min_seconds):
+        gc.disable()
+        try:
+            for name, f in order(r):
+                t0 = clock()
+                f()
+                times[name].append(clock() - t0)
+        finally:
+            gc.enable()
+        end_round and end_round()
+        r += 1
+    return times
+
+
+def fmt_quartiles(s):
+    """A summary() as "median [q1, q3]"."""
+    return "%s [%s, %s]" % (fmt_time(s["median"]), fmt_time(s["q1"]), fmt_time(s["q3"]))
+
+
+def paired_lines(v):
+    """(threads line, software) of a section, from Paired.versions()."""
+    k = v["kokkos"]
+    return ("- Threads: OMP_NUM_THREADS=%d, OMP_PROC_BIND=false; Kokkos::OpenMP concurrency %s, "
+            "`torch.get_num_threads()` = %s; ATen CPU capability %s; ordo's kernels as built: %s." % (
+                THREADS, v["kokkos_threads"], v["torch_threads"], v["cpu_capability"], v["ordo_capability"].upper()),
+            "%s, `-O3 -DNDEBUG` (CMake Release), Kokkos %d.%d.%02d; Python %s, PyTorch %s (Debian python3-torch, "
+            "OpenMP backend), numpy %s" % (machine()["cxx"], k // 10000, k // 100 % 100, k % 100, v["python"],
+                                           v["torch"], v["numpy"]))
