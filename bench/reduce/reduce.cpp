@@ -1,30 +1,9 @@
-// Reduction benchmark: ordo::sum under each summation policy against a plain
-// Kokkos::parallel_reduce sum, on Kokkos::OpenMP (run with OMP_NUM_THREADS=2).
-//
-// Data (regenerated identically by bench/reduce/run for numpy.sum and math.fsum): element i of a
-// case with seed s is built from z_i = splitmix64 output number i, i.e. mix(s + (i+1)*gamma), so
-// any element can be computed on its own (and numpy can vectorize it):
-//   uniform: float (z >> 40) * 2^-24, double (z >> 11) * 2^-53, both uniform in [0, 1);
-//   wide:    sign = bit 63 of z, binary exponent e = ((z >> 57) & 63) - 32 in [-32, 31], mantissa
-//            bits = the low 23 (float) or 52 (double) bits of z: +-[1, 2) * 2^e, mixed signs
-//            over a dynamic range of 2^64.
-// The seed of a case is --seed + 2 * distribution + type (uniform 0, wide 1; float 0, double 1),
-// the same for every size: the 1M-element data are the first 2^20 elements of the 64M ones.
-//
-// Timing: ordo_bench::time_rounds, two untimed warm-up rounds, then rounds in which every
-// contender runs once, in turn, until both --min-rounds and --min-seconds are reached (or
-// --max-rounds). Every contender returns its result to the host (ordo::sum fences;
-// parallel_reduce into a scalar is blocking).
-//
-// Output: one JSON object per line and per case on stdout:
-//   {"n":..,"type":"float","dist":"uniform","seed":..,"checksum":"0x..","threads":2,"rounds":..,
-//    "exact_kernels":"AVX2","contenders":[{"name":"plain","result":"<hex float>","result_type":"float","median_s":..,
-//                   "min_s":..,"repeatable":true}, ...]}
-// checksum = sum over i of bits_i * (2 i + 1) mod 2^64 (bits_i the element's bit pattern), so
-// the Python side can check that it regenerated the same data.
-//
-// Usage: bench_reduce [--sizes 1048576,67108864] [--types float,double] [--dists uniform,wide]
-//                     [--seed S] [--min-rounds R] [--max-rounds R] [--min-seconds T]
+// bench_reduce: ordo::sum under each summation policy and a plain Kokkos::parallel_reduce on Kokkos::OpenMP, in
+// interleaved rounds, on data that bench.py regenerates bit for bit: element i of a case seeded s comes from
+// z = splitmix64::at(s, i); uniform: float (z >> 40) * 2^-24, double (z >> 11) * 2^-53; wide: sign bit 63 of z,
+// exponent ((z >> 57) & 63) - 32, mantissa the low 23 (52) bits of z; seed --seed + 2 * dist + type (uniform, float:
+// 0; wide, double: 1). Prints a JSON line per size, type and dist: checksum (sum of bits_i * (2 i + 1) mod 2^64),
+// rounds, exact_kernels, per contender result (hex), result_type, median_s, min_s, repeatable (the same bits always).
 
 #include "bench_support.hpp"
 
@@ -32,135 +11,30 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
+#include <bit>
 #include <iostream>
 #include <sstream>
-#include <stdexcept>
-#include <string>
-#include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace {
 
-using ordo_bench::median;
-using ordo_bench::split;
-using ordo_bench::splitmix64;
-
 using space = Kokkos::OpenMP;
+using range = Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>;
 template <class T>
-using vector_view = Kokkos::View<T*, space::memory_space>;
+using bits_of = std::conditional_t<std::is_same_v<T, float>, std::uint32_t, std::uint64_t>;
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T element(std::uint64_t z, bool wide) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (!wide) return static_cast<float>(z >> 40) * 0x1p-24f;
-    const std::uint32_t sign = static_cast<std::uint32_t>(z >> 63);
-    const std::uint32_t exponent = 127 - 32 + static_cast<std::uint32_t>((z >> 57) & 63);
-    const std::uint32_t bits = (sign << 31) | (exponent << 23) | static_cast<std::uint32_t>(z & 0x7fffffu);
-    float v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-  } else {
-    if (!wide) return ordo_bench::unit_double(z);
-    const std::uint64_t sign = z >> 63;
-    const std::uint64_t exponent = 1023 - 32 + ((z >> 57) & 63);
-    const std::uint64_t bits = (sign << 63) | (exponent << 52) | (z & ((std::uint64_t{1} << 52) - 1));
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-  }
-}
-
-template <class T>
-vector_view<T> make_data(std::int64_t n, std::uint64_t seed, bool wide) {
-  vector_view<T> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("x")), n);
-  // Filled by the threads that will read it (first touch).
-  Kokkos::parallel_for(
-      "fill", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, n),
-      KOKKOS_LAMBDA(std::int64_t i) { x(i) = element<T>(splitmix64::at(seed, static_cast<std::uint64_t>(i)), wide); });
-  space().fence();
-  return x;
-}
-
-template <class T>
-std::uint64_t checksum(const vector_view<T>& x) {
-  using bits_type = std::conditional_t<std::is_same_v<T, float>, std::uint32_t, std::uint64_t>;
-  std::uint64_t sum = 0;
-  const std::int64_t n = static_cast<std::int64_t>(x.extent(0));
-  for (std::int64_t i = 0; i < n; ++i) {
-    bits_type bits;
-    const T v = x(i);
-    memcpy(&bits, &v, sizeof bits);
-    sum += static_cast<std::uint64_t>(bits) * (2 * static_cast<std::uint64_t>(i) + 1);
-  }
-  return sum;
-}
-
-// The "plain Kokkos sum": what a user writes without ordo.
-template <class T>
-T plain_sum(const vector_view<T>& x) {
-  T s = 0;
-  Kokkos::parallel_reduce(
-      "plain", Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(x.extent(0))),
-      KOKKOS_LAMBDA(std::int64_t i, T& partial) { partial += x(i); }, s);
-  return s;
-}
-
-struct contender {
-  std::string name;
-  std::string result_type;
-  std::function<double()> run;  // float results are widened exactly
-  double first = 0;
-  int calls = 0;
-  bool repeatable = true;
-};
-
-template <class T>
-std::vector<contender> contenders(const vector_view<T>& x) {
-  const std::string t = std::is_same_v<T, float> ? "float" : "double";
-  namespace s = ordo::summation;
-  std::vector<contender> list;
-  list.push_back({"plain", t, [x] { return static_cast<double>(plain_sum(x)); }});
-  list.push_back({"naive", t, [x] { return static_cast<double>(ordo::sum(space{}, x, s::naive)); }});
-  list.push_back({"pairwise", t, [x] { return static_cast<double>(ordo::sum(space{}, x, s::pairwise)); }});
-  list.push_back({"kahan", t, [x] { return static_cast<double>(ordo::sum(space{}, x, s::kahan)); }});
-  list.push_back({"neumaier", t, [x] { return static_cast<double>(ordo::sum(space{}, x, s::neumaier)); }});
-  list.push_back({"exact", t, [x] { return static_cast<double>(ordo::sum(space{}, x, s::exact)); }});
-  if constexpr (std::is_same_v<T, float>) {
-    list.push_back({"exact_double", "double", [x] { return ordo::sum<double>(space{}, x, s::exact); }});
-  }
-  return list;
-}
-
-struct options {
-  std::vector<std::int64_t> sizes{std::int64_t{1} << 20, std::int64_t{1} << 26};
-  std::vector<std::string> types{"float", "double"};
-  std::vector<std::string> dists{"uniform", "wide"};
-  std::uint64_t seed = 20240611;
-  int min_rounds = 11;
-  int max_rounds = 2000;
-  double min_seconds = 2.0;
-};
-
-std::uint64_t case_seed(const options& o, int dist_index, int type_index) {
-  return o.seed + 2 * static_cast<std::uint64_t>(dist_index) + static_cast<std::uint64_t>(type_index);
-}
-
-std::string hex(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%a", v);
-  return buffer;
+  constexpr bool is_float = std::is_same_v<T, float>;
+  constexpr int mantissa = is_float ? 23 : 52;
+  if (!wide) return static_cast<T>(is_float ? static_cast<float>(z >> 40) * 0x1p-24f : ordo_bench::unit_double(z));
+  const std::uint64_t exponent = (is_float ? 127 : 1023) - 32 + ((z >> 57) & 63);
+  const std::uint64_t sign = (z >> 63) << (8 * sizeof(T) - 1);
+  return std::bit_cast<T>(static_cast<bits_of<T>>(sign | (exponent << mantissa) | (z & ((1ull << mantissa) - 1))));
 }
 
 // Which block kernels ordo's exact sum uses on this host (chosen at run time).
-std::string exact_kernels() {
+const char* exact_kernels() {
 #if defined(ORDO_IMPL_EXACT_AVX2)
   return ordo::detail::exact_blocks_use_avx2() ? "AVX2" : "SSE2";
 #elif defined(ORDO_IMPL_EXACT_SSE2)
@@ -170,70 +44,57 @@ std::string exact_kernels() {
 #endif
 }
 
+struct contender {
+  std::string name, result_type;
+  std::function<double()> sum;  // float results are widened exactly
+  double first = 0;
+  bool repeatable = true;  // the same bits in every call (fixed threads and schedule)
+};
+
 template <class T>
-void run_case(const options& o, std::int64_t n, int type_index, int dist_index) {
-  const std::string dist = dist_index == 0 ? "uniform" : "wide";
-  const std::uint64_t seed = case_seed(o, dist_index, type_index);
-  const auto x = make_data<T>(n, seed, dist == "wide");
-  const std::uint64_t sum_of_bits = checksum(x);
-  auto list = contenders(x);
+void run_case(std::int64_t n, int dist, std::uint64_t seed, const ordo_bench::limits& lim) {
+  Kokkos::View<T*, space::memory_space> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("x")), n);
+  Kokkos::parallel_for("fill", range(0, n), KOKKOS_LAMBDA(std::int64_t i) {  // first touch by the threads that read
+    x(i) = element<T>(ordo_bench::splitmix64::at(seed, static_cast<std::uint64_t>(i)), dist == 1);
+  });
+  space().fence();
+  std::uint64_t checksum = 0;
+  for (std::int64_t i = 0; i < n; ++i) checksum += std::bit_cast<bits_of<T>>(x(i)) * (2 * std::uint64_t(i) + 1);
+
+  const std::string t = std::is_same_v<T, float> ? "float" : "double";
+  const auto plain = [x, n] {  // what a user writes without ordo
+    T s = 0;
+    Kokkos::parallel_reduce("plain", range(0, n), KOKKOS_LAMBDA(std::int64_t i, T& part) { part += x(i); }, s);
+    return static_cast<double>(s);
+  };
+  std::vector<contender> list{{"plain", t, plain}};
+  const auto add = [&](const char* name, auto policy) {
+    list.push_back({name, t, [x, policy] { return static_cast<double>(ordo::sum(space{}, x, policy)); }});
+  };
+  using namespace ordo::summation;
+  add("naive", naive), add("pairwise", pairwise), add("kahan", kahan), add("neumaier", neumaier), add("exact", exact);
+  if (t == "float") list.push_back({"exact_double", "double", [x] { return ordo::sum<double>(space{}, x, exact); }});
+
   std::vector<ordo_bench::timed_item> items;
   for (auto& c : list) {
-    items.push_back({c.name, [&c] {
-                       const double r = c.run();
-                       // Bitwise: a fixed thread count and static schedule should repeat every result.
-                       if (c.calls++ == 0) c.first = r;
-                       else if (std::memcmp(&r, &c.first, sizeof r) != 0) c.repeatable = false;
+    items.push_back({c.name, [&c, calls = 0]() mutable {
+                       const double r = c.sum();
+                       if (calls++ == 0) c.first = r;
+                       c.repeatable &= std::bit_cast<std::uint64_t>(r) == std::bit_cast<std::uint64_t>(c.first);
                      }, {}});
   }
-  const auto start = std::chrono::steady_clock::now();
-  const int rounds = ordo_bench::time_rounds(items, {o.min_rounds, o.max_rounds, o.min_seconds}, 2).reps;
   std::ostringstream out;
-  out << "{\"n\":" << n << ",\"type\":\"" << (type_index == 0 ? "float" : "double") << "\",\"dist\":\"" << dist
-      << "\",\"seed\":" << seed << ",\"checksum\":\"" << sum_of_bits << "\",\"threads\":" << space().concurrency()
-      << ",\"rounds\":" << rounds << ",\"exact_kernels\":\"" << exact_kernels() << "\",\"contenders\":[";
+  out << "{\"n\":" << n << ",\"type\":\"" << t << "\",\"dist\":\"" << (dist ? "wide" : "uniform")
+      << "\",\"seed\":" << seed << ",\"checksum\":\"" << checksum
+      << "\",\"rounds\":" << ordo_bench::time_rounds(items, lim, 2).reps << ",\"exact_kernels\":\"" << exact_kernels()
+      << "\",\"contenders\":[";
   for (std::size_t k = 0; k < list.size(); ++k) {
-    const auto& c = list[k];
-    const auto& t = items[k].samples;
-    out << (k ? "," : "") << "{\"name\":\"" << c.name << "\",\"result\":\"" << hex(c.first)
-        << "\",\"result_type\":\"" << c.result_type << "\",\"median_s\":" << median(t)
-        << ",\"min_s\":" << *std::min_element(t.begin(), t.end())
-        << ",\"repeatable\":" << (c.repeatable ? "true" : "false") << "}";
+    const auto stats = ordo_bench::summarize(items[k].samples);
+    out << (k ? "," : "") << "{\"name\":\"" << list[k].name << "\",\"result\":\"" << std::hexfloat << list[k].first
+        << std::defaultfloat << "\",\"result_type\":\"" << list[k].result_type << "\",\"median_s\":" << stats.median
+        << ",\"min_s\":" << stats.min << ",\"repeatable\":" << (list[k].repeatable ? "true" : "false") << "}";
   }
-  out << "]}";
-  std::cout << out.str() << std::endl;
-  std::cerr << "bench_reduce: n=" << n << " " << (type_index == 0 ? "float" : "double") << " " << dist << ": " << rounds << " rounds, "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
-}
-
-options parse(int argc, char** argv) {
-  options o;
-  ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
-    if (arg == "--sizes") {
-      o.sizes = split(value, [](const std::string& s) { return static_cast<std::int64_t>(std::stoll(s)); });
-    } else if (arg == "--types") {
-      o.types = split(value);
-    } else if (arg == "--dists") {
-      o.dists = split(value);
-    } else if (arg == "--seed") {
-      o.seed = std::stoull(value);
-    } else if (arg == "--min-rounds") {
-      o.min_rounds = std::stoi(value);
-    } else if (arg == "--max-rounds") {
-      o.max_rounds = std::stoi(value);
-    } else if (arg == "--min-seconds") {
-      o.min_seconds = std::stod(value);
-    } else {
-      throw std::invalid_argument("unknown option " + std::string(arg));
-    }
-  });
-  for (const auto& t : o.types) {
-    if (t != "float" && t != "double") throw std::invalid_argument("--types: float or double, not " + t);
-  }
-  for (const auto& d : o.dists) {
-    if (d != "uniform" && d != "wide") throw std::invalid_argument("--dists: uniform or wide, not " + d);
-  }
-  return o;
+  std::cout << out.str() << "]}" << std::endl;
 }
 
 }  // namespace
@@ -241,19 +102,20 @@ options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
   try {
-    const options o = parse(argc, argv);
-    for (std::size_t si = 0; si < o.sizes.size(); ++si) {
-      for (std::size_t ti = 0; ti < o.types.size(); ++ti) {
-        for (std::size_t di = 0; di < o.dists.size(); ++di) {
-          const int type_index = o.types[ti] == "float" ? 0 : 1;
-          const int dist_index = o.dists[di] == "uniform" ? 0 : 1;
-          if (type_index == 0) {
-            run_case<float>(o, o.sizes[si], type_index, dist_index);
-          } else {
-            run_case<double>(o, o.sizes[si], type_index, dist_index);
-          }
-        }
-      }
+    std::vector<std::int64_t> sizes{1 << 20, 1 << 26};
+    std::uint64_t seed = 20240611;
+    ordo_bench::limits lim{11, 2000, 2.0};
+    const auto to_int64 = [](const std::string& s) { return std::int64_t{std::stoll(s)}; };
+    ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
+      if (arg == "--sizes") sizes = ordo_bench::split(value, to_int64);
+      else if (arg == "--seed") seed = std::stoull(value);
+      else if (arg == "--min-rounds") lim.min_reps = std::stoi(value);
+      else if (arg == "--min-seconds") lim.min_seconds = std::stod(value);
+      else throw std::invalid_argument("unknown option " + std::string(arg));
+    });
+    for (const std::int64_t n : sizes) {
+      for (int dist = 0; dist < 2; ++dist) run_case<float>(n, dist, seed + 2 * std::uint64_t(dist), lim);
+      for (int dist = 0; dist < 2; ++dist) run_case<double>(n, dist, seed + 2 * std::uint64_t(dist) + 1, lim);
     }
   } catch (const std::exception& e) {
     std::cerr << "bench_reduce: " << e.what() << "\n";
