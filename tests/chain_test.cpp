@@ -87,6 +87,22 @@ TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
   CHECK(q.cost() == 5 * 200 * 20 + 100 * 5 * 20);
 }
 
+TEST_CASE("dims as a braced list or any integral container; a negative dim is refused by name") {
+#if !defined(__clang__)  // clang 14 cannot evaluate libstdc++ 12's std::string, which a dynamic plan holds
+  static_assert(ordo::plan_chain({100, 5, 200, 20}).cost() == 5 * 200 * 20 + 100 * 5 * 20);
+#endif
+  CHECK(ordo::plan_chain({100, 5, 200, 20}).order() == "(A1(A2A3))");
+  CHECK(ordo::plan_chain(std::vector<int>{100, 5, 200, 20}).cost() == 30'000);
+  CHECK(ordo::plan_chain(std::array<long, 4>{100, 5, 200, 20}).cost() == 30'000);
+  CHECK(ordo::plan_chain(std::vector<unsigned char>{10, 20, 30}).cost() == 10 * 20 * 30);
+  CHECK_THROWS_WITH_AS(ordo::plan_chain({100, -5, 200}),
+                       "ordo::plan_chain(dims): d1 is -5; a dim is a matrix extent, never negative",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ordo::plan_chain(std::vector<int>{7}),
+                       "ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices",
+                       std::invalid_argument);
+}
+
 TEST_CASE("the type-level planner gives the same plan as a tree type") {
   using A = ordo::shape<100, 5>;
   using B = ordo::shape<5, 200>;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -456,3 +457,85 @@ TEST_CASE_TEMPLATE_DEFINE("empty extents and 1 x 1 results", ExecutionSpace, edg
   CHECK(equals(outer, exact_product(ex, exact_transpose(ey))));
 }
 ORDO_TEST_ALL_SPACES(edges_id);
+
+// What users of Eigen or Armadillo expect on day one (issue 28): matrices from lists and from
+// their own memory, an empty dynamic matrix sized by its first product, cost and order of a
+// dynamic expression, a 1 x 1 product as a scalar, and printing. Oracles: integer triple loops,
+// the brute-force optimum, and strings written out by hand.
+TEST_CASE_TEMPLATE_DEFINE("lists, borrowed memory, sizing by assignment, dynamic cost and order, scalars, printing",
+                          ExecutionSpace, newcomer_id) {
+  using dyn_matrix = dyn<ExecutionSpace>;
+  // Lists, row by row; static extents must match the list, rows must be equal.
+  const ordo::matrix<double, 2, 3, ExecutionSpace> a{{1, 2, 3}, {4, 5, 6}};
+  const dyn_matrix b{{1, 0}, {0, -1}, {2, 1}};
+  const exact_matrix ea{2, 3, {1, 2, 3, 4, 5, 6}}, eb{3, 2, {1, 0, 0, -1, 2, 1}};
+  CHECK(equals(a, ea));
+  CHECK(equals(b, eb));
+  CHECK_THROWS_WITH_AS((ordo::matrix<double, 2, 2, ExecutionSpace>{{1, 2, 3}, {4, 5, 6}}),
+                       "ordo::matrix{{...}}: the list is 2x3 but the matrix type is 2x2", std::invalid_argument);
+  CHECK_THROWS_WITH_AS((dyn_matrix{{1, 2}, {3}}), "ordo::matrix{{...}}: row 1 has 1 elements, row 0 has 2",
+                       std::invalid_argument);
+
+  // An empty dynamic matrix takes the first product's extents; static and dynamic extents mixed.
+  ordo::matrix<double, ordo::dynamic, 2, ExecutionSpace> c;
+  CHECK(c.rows() == 0);
+  c = a * b;
+  CHECK(equals(c, exact_product(ea, eb)));
+  dyn_matrix d;
+  d = ordo::transpose(b) * ordo::transpose(a);  // (a b)^T
+  CHECK(equals(d, exact_transpose(exact_product(ea, eb))));
+  // A matrix with elements keeps them (its copies share them): a wrong size still throws.
+  dyn_matrix wrong(3, 3);
+  CHECK_THROWS_AS(wrong = a * b, std::invalid_argument);
+
+  // Dynamic expressions plan at run time: the brute-force optimum, and the order it implies.
+  std::mt19937_64 rng(28);
+  const std::vector<std::size_t> dims{30, 2, 40, 3, 25};
+  std::vector<dyn_matrix> m;
+  std::vector<exact_matrix> em;
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+    em.push_back(random_exact(dims[i], dims[i + 1], rng));
+    m.emplace_back(dims[i], dims[i + 1]);
+    fill(m.back(), em.back());
+  }
+  const auto e = m[0] * m[1] * m[2] * m[3];
+  CHECK(e.cost() == ordo_test::brute_force_optimum(dims).cost);
+  // By hand: A2A3 = 2*40*3 = 240, then (2x3)A4 = 2*3*25 = 150, then A1 = 30*2*25 = 1,500: 1,890,
+  // below (A1(A2A3))A4 = 2,670, A1(A2(A3A4)) = 6,500, ((A1A2)A3)A4 = 8,250, (A1A2)(A3A4) = 35,400.
+  CHECK(e.cost() == 1890);
+  CHECK(e.order() == "(A1((A2A3)A4))");
+  CHECK(e.left_to_right_cost() == 30 * 2 * 40 + 30 * 40 * 3 + 30 * 3 * 25);
+  const dyn_matrix product = e;
+  CHECK(equals(product, exact_product(exact_product(exact_product(em[0], em[1]), em[2]), em[3])));
+
+  // A 1 x 1 product as its element: x^T y.
+  ordo::vector<double, ordo::dynamic, ExecutionSpace> x{{1}, {-2}, {3}}, y{{4}, {5}, {-6}};
+  const double dot = ordo::transpose(x) * y;
+  CHECK(dot == 1 * 4 - 2 * 5 - 3 * 6);
+  const double scaled = 2 * ordo::transpose(x) * x;
+  CHECK(scaled == 2 * (1 + 4 + 9));
+
+  // Printing, row by row; a product prints its value.
+  std::ostringstream printed;
+  printed << a << '\n' << (a * b);
+  CHECK(printed.str() == "[[1, 2, 3],\n [4, 5, 6]]\n[[7, 1],\n [16, 1]]");
+}
+ORDO_TEST_ALL_SPACES(newcomer_id);
+
+// The caller's own memory, used in place (host spaces: a std::vector lives in host memory).
+TEST_CASE("ordo::borrowed wraps a pointer or a std::vector without copying") {
+  std::vector<double> elements{1, 2, 3, 4, 5, 6};
+  using host = Kokkos::DefaultHostExecutionSpace;
+  const ordo::matrix<double, 2, ordo::dynamic, host> m(ordo::borrowed, elements, 3);
+  const ordo::matrix<double, 3, 2, host> t(ordo::borrowed, elements.data());
+  elements[0] = 10;  // seen through both: no copy
+  CHECK(m(0, 0) == 10);
+  CHECK(t(0, 0) == 10);
+  CHECK(m.view().data() == elements.data());
+  const ordo::matrix<double, 2, 2, host> product = m * ordo::transpose(m);
+  CHECK(product(0, 0) == 10 * 10 + 2 * 2 + 3 * 3);
+  CHECK(product(1, 0) == 4 * 10 + 5 * 2 + 6 * 3);
+  CHECK_THROWS_WITH_AS((ordo::matrix<double, 2, ordo::dynamic, host>(ordo::borrowed, elements, 4)),
+                       "ordo::matrix(borrowed, vector): the vector has 6 elements, the matrix is 2x4",
+                       std::invalid_argument);
+}

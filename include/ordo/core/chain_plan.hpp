@@ -19,6 +19,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -244,6 +245,53 @@ constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, Plan
   const detail::preorder_splits splits = detail::planned_splits(dims, how);
   detail::build_plan(plan, dims, splits);
   return plan;
+}
+
+namespace detail {
+
+// A dim given as any integral type but bool (plan_chain({100, 5, 200, 20}), a std::vector<int>).
+template <class T>
+concept dim_value = std::integral<T> && !std::same_as<T, bool>;
+
+// Contiguous containers of such dims (std::vector, std::array, std::span of int, long, ...).
+template <class Dims>
+concept contiguous_dims = requires(const Dims& d) {
+  { d.size() } -> std::convertible_to<std::size_t>;
+  d.data();
+} && dim_value<std::remove_cvref_t<decltype(*std::declval<const Dims&>().data())>>;
+
+// The dims as std::size_t; a negative one throws std::invalid_argument naming it.
+template <dim_value T>
+constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t count) {
+  std::vector<std::size_t> dims;  // push_back: clang 14 cannot evaluate libstdc++'s vector(n)
+  dims.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if constexpr (std::is_signed_v<T>) {
+      if (values[i] < 0) {
+        throw std::invalid_argument("ordo::plan_chain(dims): d" + std::to_string(i) + " is " +
+                                    std::to_string(values[i]) + "; a dim is a matrix extent, never negative");
+      }
+    }
+    dims.push_back(static_cast<std::size_t>(values[i]));
+  }
+  return dims;
+}
+
+}  // namespace detail
+
+// The same for dims of any integral type, in a braced list or a contiguous container:
+// ordo::plan_chain({100, 5, 200, 20}), ordo::plan_chain(std::vector<int>{...}). A negative dim
+// throws std::invalid_argument naming it.
+template <detail::dim_value T, chain_planner Planner = planner::automatic_t>
+constexpr chain_plan<dynamic> plan_chain(std::initializer_list<T> dims, Planner how = {}) {
+  const std::vector<std::size_t> checked = detail::checked_dims(dims.begin(), dims.size());
+  return plan_chain(std::span<const std::size_t>(checked), how);
+}
+template <detail::contiguous_dims Dims, chain_planner Planner = planner::automatic_t>
+  requires(!std::convertible_to<const Dims&, std::span<const std::size_t>>)
+constexpr chain_plan<dynamic> plan_chain(const Dims& dims, Planner how = {}) {
+  const std::vector<std::size_t> checked = detail::checked_dims(dims.data(), static_cast<std::size_t>(dims.size()));
+  return plan_chain(std::span<const std::size_t>(checked), how);
 }
 
 // The DP tables themselves, 1-based as in CLRS: cost(i, j) = m[i][j], split(i, j) = s[i][j] for

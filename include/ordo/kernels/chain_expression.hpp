@@ -31,6 +31,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,22 @@ class chain_expression {
   {
     return chain_order_v<Leaves...>;
   }
+  // The same when an extent is dynamic: planned now from the run-time extents, each call.
+  std::uint64_t cost() const
+    requires(!is_static)
+  {
+    return plan().cost();
+  }
+  std::uint64_t left_to_right_cost() const
+    requires(!is_static)
+  {
+    return plan().left_to_right_cost();
+  }
+  std::string order() const
+    requires(!is_static)
+  {
+    return std::string(plan().order());
+  }
 
   // Throws std::invalid_argument naming the operands when dynamic extents do not conform.
   explicit chain_expression(const Leaves&... leaves) : chain_expression(detail::called_as{"ordo::chain"}, leaves...) {}
@@ -240,10 +257,27 @@ class chain_expression {
     return result;
   }
 
+  // A product that is 1 x 1 by its types, as its one element (copied to the host):
+  // double s = ordo::transpose(v) * v;
+  operator value_type() const
+    requires(first::static_rows == 1 && last::static_cols == 1)
+  {
+    const result_type result = *this;
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result.view());
+    return host(0, 0);
+  }
+
  private:
   operands_type operands_;
   scalar_type scale_ = scalar_type(1);
 };
+
+// Prints the product's value (evaluated into a new matrix), as for a matrix.
+template <class... Leaves>
+std::ostream& operator<<(std::ostream& out, const chain_expression<Leaves...>& expression) {
+  const typename chain_expression<Leaves...>::result_type result = expression;
+  return out << result;
+}
 
 template <class T>
 inline constexpr bool is_chain_expression_v = false;

@@ -12,10 +12,13 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <initializer_list>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ordo {
 
@@ -26,6 +29,14 @@ struct uninitialized_t {
   explicit uninitialized_t() = default;
 };
 inline constexpr uninitialized_t uninitialized{};
+
+// Asks a matrix constructor to use memory the caller owns, row-major, without copying:
+// ordo::matrix<double, 2, 3> m(ordo::borrowed, pointer) or (ordo::borrowed, std_vector, ...).
+// The caller keeps the memory alive while the matrix (or a copy of it) is used.
+struct borrowed_t {
+  explicit borrowed_t() = default;
+};
+inline constexpr borrowed_t borrowed{};
 
 // A Rows x Cols matrix of T in the memory of ExecutionSpace. Extents given as ordo::dynamic are
 // set at construction. Copies share the data, like Kokkos::View.
@@ -49,6 +60,55 @@ class matrix {
     requires shape_type::is_static
       : view_(allocate(true, Rows, Cols)) {}
 
+  // An empty matrix (its dynamic extents 0) that the first product assigned to it sizes:
+  // ordo::matrix<double, ordo::dynamic, ordo::dynamic> m; m = a * b;
+  matrix()
+    requires(!shape_type::is_static)
+      : view_(allocate(false, Rows == dynamic ? 0 : Rows, Cols == dynamic ? 0 : Cols)) {}
+
+  // Row by row: ordo::matrix<double, 2, 3> m{{1, 2, 3}, {4, 5, 6}}; dynamic extents are taken from
+  // the list, static ones must match it (std::invalid_argument otherwise), and rows must be equal.
+  matrix(std::initializer_list<std::initializer_list<T>> rows)
+      : view_(allocate(false, rows.size(), rows.size() == 0 ? 0 : rows.begin()->size())) {
+    check_static_extents("ordo::matrix{{...}}: the list");
+    auto host = Kokkos::create_mirror_view(view_);
+    std::size_t i = 0;
+    for (const auto& row : rows) {
+      if (row.size() != view_.extent(1)) {
+        throw std::invalid_argument("ordo::matrix{{...}}: row " + std::to_string(i) + " has " +
+                                    std::to_string(row.size()) + " elements, row 0 has " +
+                                    std::to_string(view_.extent(1)));
+      }
+      std::size_t j = 0;
+      for (const T& value : row) host(i, j++) = value;
+      ++i;
+    }
+    Kokkos::deep_copy(view_, host);
+  }
+
+  // The caller's row-major memory in memory_space, not copied (see borrowed_t); extents as for
+  // allocation.
+  matrix(borrowed_t, T* data)
+    requires shape_type::is_static
+      : view_(borrow(data, Rows, Cols)) {}
+  matrix(borrowed_t, T* data, std::size_t dynamic_extent)
+    requires(shape_type::dynamic_extent_count == 1)
+      : view_(borrow(data, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
+  matrix(borrowed_t, T* data, std::size_t rows, std::size_t cols)
+    requires(shape_type::dynamic_extent_count == 2)
+      : view_(borrow(data, rows, cols)) {}
+  // A std::vector's elements, row-major; its size must be rows x cols (std::invalid_argument).
+  template <class... Extents>
+    requires(sizeof...(Extents) == shape_type::dynamic_extent_count &&
+             bool(Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible))
+  matrix(borrowed_t, std::vector<T>& elements, Extents... dynamic_extents)
+      : matrix(borrowed, elements.data(), static_cast<std::size_t>(dynamic_extents)...) {
+    if (elements.size() != view_.size()) {
+      throw std::invalid_argument("ordo::matrix(borrowed, vector): the vector has " + std::to_string(elements.size()) +
+                                  " elements, the matrix is " + detail::shape_text(rows(), cols()));
+    }
+  }
+
   explicit matrix(std::size_t dynamic_extent)
     requires(shape_type::dynamic_extent_count == 1)
       : view_(allocate(true, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
@@ -71,12 +131,7 @@ class matrix {
       : view_(allocate(false, rows, cols)) {}
 
   // Wraps an existing View without copying. Its extents must match the static ones.
-  explicit matrix(view_type view) : view_(std::move(view)) {
-    if ((Rows != dynamic && view_.extent(0) != Rows) || (Cols != dynamic && view_.extent(1) != Cols)) {
-      throw std::invalid_argument("ordo::matrix: the View is " + detail::shape_text(view_.extent(0), view_.extent(1)) +
-                                  " but the matrix type is " + detail::shape_text(Rows, Cols));
-    }
-  }
+  explicit matrix(view_type view) : view_(std::move(view)) { check_static_extents("ordo::matrix: the View"); }
 
   const view_type& view() const noexcept { return view_; }
   std::size_t rows() const noexcept { return view_.extent(0); }
@@ -98,6 +153,13 @@ class matrix {
   template <class Expression>
     requires requires(const Expression& e, const matrix& m) { e.evaluate_into(m); }
   matrix& operator=(const Expression& expression) {
+    // An empty matrix with dynamic extents takes the product's extents first (as Eigen resizes);
+    // a matrix with elements keeps them, and shares them with its copies.
+    if constexpr (!shape_type::is_static) {
+      if (view_.size() == 0 && (rows() != expression.rows() || cols() != expression.cols())) {
+        view_ = allocate(false, expression.rows(), expression.cols());
+      }
+    }
     expression.evaluate_into(*this);
     return *this;
   }
@@ -119,8 +181,41 @@ class matrix {
     return view;
   }
 
+  static view_type borrow(T* data, std::size_t rows, std::size_t cols) {
+    return view_type(Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(data, rows, cols));
+  }
+
+  void check_static_extents(const char* what) const {
+    if ((Rows != dynamic && view_.extent(0) != Rows) || (Cols != dynamic && view_.extent(1) != Cols)) {
+      throw std::invalid_argument(std::string(what) + " is " + detail::shape_text(view_.extent(0), view_.extent(1)) +
+                                  " but the matrix type is " + detail::shape_text(Rows, Cols));
+    }
+  }
+
   view_type view_;
 };
+
+// Prints the elements row by row, one row per line, copied to the host first:
+//   [[1, 2, 3],
+//    [4, 5, 6]]
+template <class T, std::size_t Rows, std::size_t Cols, class ExecutionSpace>
+std::ostream& operator<<(std::ostream& out, const matrix<T, Rows, Cols, ExecutionSpace>& m) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.view());
+  out << '[';
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    out << (i == 0 ? "[" : ",\n [");
+    for (std::size_t j = 0; j < m.cols(); ++j) {
+      if (j > 0) out << ", ";
+      if constexpr (std::is_arithmetic_v<T>) {
+        out << host(i, j);
+      } else {
+        out << static_cast<float>(host(i, j));  // ordo::half, ordo::bfloat16: their value as float
+      }
+    }
+    out << ']';
+  }
+  return out << ']';
+}
 
 // A column vector of N elements: an N x 1 matrix. Row vectors are ordo::transpose(v).
 template <class T, std::size_t N, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
