@@ -1,10 +1,8 @@
 """Products of several matrices against peers: chain evaluation (chain_eval) and `*` (expression).
 
-bench_chains times hand-ordered OpenBLAS (the floor), ordo, Eigen and Armadillo; this file, run as a
-script, times numpy (`@`, multi_dot) on the same inputs, regenerated bit for bit; 2 threads each.
-Rounds alternate the processes (chain_eval adds a pass with OMP_WAIT_POLICY=passive); every result
-must agree with the floor's (relative Frobenius difference below 1e-10). chain_eval draws
-docs/chain_eval.png.
+bench_chains times hand-ordered OpenBLAS (the floor), ordo, Eigen and Armadillo, this file as a script
+numpy on the same inputs (regenerated bit for bit), 2 threads each, the processes in alternating rounds
+(chain_eval adds OMP_WAIT_POLICY=passive and draws docs/chain_eval.png); results must agree to 1e-10.
 """
 
 import functools
@@ -60,8 +58,8 @@ class Results:
         for r in records:
             if "contender" in r:
                 self.samples.setdefault((diagnostic, r["case"], r["contender"]), []).extend(r["samples"])
-                key = (r["case"], r["contender"])
-                self.diffs[key] = max(self.diffs.get(key, 0.0), r["difference"])
+                self.diffs[r["case"], r["contender"]] = max(self.diffs.get((r["case"], r["contender"]), 0.0),
+                                                            r["difference"])
             else:
                 (self.cases.setdefault(r["case"], r) if "case" in r else self.info.update(r))
 
@@ -74,6 +72,7 @@ def measure(ctx):
 
 
 def measure_section(ctx, a, name):
+    """One section: rounds of bench_chains (and its passive pass) and numpy, checks, text, plot."""
     cases, smoke_cases, cpp, numpy, diagnostic = SECTIONS[name]
     cases = (smoke_cases if a.smoke else cases).split(",")
     kinds = ["cpp", "diagnostic", "numpy"] if diagnostic else ["cpp", "numpy"]
@@ -84,11 +83,9 @@ def measure_section(ctx, a, name):
             for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:  # C++ first: numpy needs its results
                 ob.log("%s round %d/%d: %s (load average %.2f)" % (name, r + 1, a.rounds, kind, ob.loadavg()))
                 if kind == "numpy":
-                    with open(os.path.join(tmp, "numpy.json"), "w") as f:
-                        json.dump(dict(cases=[res.cases[c] for c in cases], contenders=numpy, timing=timing[1::2]), f)
-                    out = ob.run(["/usr/bin/python3", os.path.abspath(__file__), tmp], stdout=subprocess.PIPE, text=True,
-                                 env=ob.thread_env()).stdout
-                    res.add(ob.json_lines(out))
+                    spec = dict(cases=[res.cases[c] for c in cases], contenders=numpy, timing=timing[1::2], folder=tmp)
+                    res.add(ob.json_lines(ob.run(["/usr/bin/python3", os.path.abspath(__file__)], input=json.dumps(spec),
+                                                 stdout=subprocess.PIPE, text=True, env=ob.thread_env()).stdout))
                     continue
                 passive = dict(OMP_WAIT_POLICY="passive") if kind == "diagnostic" else {}
                 res.add(ctx.driver("bench_chains", "--cases", ",".join(cases), "--contenders",
@@ -123,6 +120,33 @@ def agreement(res):
             "(largest: %.1e)." % max(res.diffs.values()))
 
 
+def versus(st, case, peer, mine, judged=True, strict=False):
+    """(verdict, met) of ordo contender mine against peer: at least as fast (strict: faster); judged
+    False: the peer's order takes no more multiplications, not a goal (met None)."""
+    p, o = st(case, peer)["median"], st(case, mine)["median"]
+    met = (o < p if strict else o <= p) if judged else None
+    return "%s %s vs %s %s: %.2fx%s" % (
+        NAMES[peer], ob.fmt_time(p), NAMES[mine], ob.fmt_time(o), p / o,
+        " (same number of multiplications: not a goal)" if met is None else ", interquartile ranges overlap: within "
+        "noise" if not met and st(case, mine)["q1"] <= st(case, peer)["q3"] else ""), met
+
+
+def within(st, case, mine, floor, goal):
+    """(verdict, met) of mine's median at most goal times floor's."""
+    m, f = st(case, mine), st(case, floor)
+    r = m["median"] / f["median"]
+    return "%s / %s %.3fx%s" % (NAMES[mine], NAMES[floor], r, "" if r <= goal or m["q1"] > goal * f["q3"] else
+                                " (first quartile within %.2fx of the floor's third: within noise)" % goal), r <= goal
+
+
+def goal_lines(rows, what):
+    """A bullet per (label, [(verdict, met)]) of rows (met None: not a goal), then the overall verdict."""
+    ok = [all(m is not False for _, m in v) for _, v in rows]
+    return ["- **%s: %s.** %s." % (label, "met" if met else "not met", "; ".join(
+        ("**not met:** " if m is False else "") + t for t, m in v)) for (label, v), met in zip(rows, ok)] + [
+        "", "**Overall: %s.**" % ("goal met on every " + what if all(ok) else "goal not met everywhere; see above")]
+
+
 def chain_eval_text(st, chains, a):
     goal, cols = 1.1, ["blas", "ordo_multiply", "ordo_portable", "eigen", "armadillo", "numpy_multi_dot"]
     t = ob.fmt_time
@@ -144,26 +168,10 @@ def chain_eval_text(st, chains, a):
         "as every peer (Eigen, Armadillo, numpy) and within %.1fx of hand-ordered OpenBLAS." % (
             ", ".join(ch["case"] for ch in goal_chains), goal), "",
     ]
-    all_met = True
-    for ch in goal_chains:
-        o, floor, verdicts = st(ch["case"], "ordo_multiply"), st(ch["case"], "blas"), []
-        for peer in ("eigen", "armadillo", "numpy_multi_dot"):
-            p = st(ch["case"], peer)
-            met = o["median"] <= p["median"]
-            verdicts.append(("ordo %s %s %s %s (%.2fx)%s" % (
-                t(o["median"]), "vs" if met else "is slower than", NAMES[peer], t(p["median"]),
-                max(p["median"] / o["median"], o["median"] / p["median"]),
-                ", interquartile ranges overlap: within noise" if not met and o["q1"] <= p["q3"] else ""), met))
-        ratio = o["median"] / floor["median"]
-        noise = ratio > goal and o["q1"] <= goal * floor["q3"]
-        verdicts.append(("%.3fx hand-ordered OpenBLAS%s" % (ratio, " (ordo's first quartile is within 1.1x of the "
-                         "floor's third: within noise)" if noise else ""), ratio <= goal))
-        met = all(m for _, m in verdicts)
-        all_met = all_met and met
-        lines.append("- **%s: %s.** %s." % (ch["case"], "met" if met else "not met",
-                                            "; ".join(("" if m else "**not met:** ") + v for v, m in verdicts)))
+    lines += goal_lines([(ch["case"], [versus(st, ch["case"], peer, "ordo_multiply") for peer in (
+        "eigen", "armadillo", "numpy_multi_dot")] + [within(st, ch["case"], "ordo_multiply", "blas", goal)])
+        for ch in goal_chains], "chain")
     return "\n".join(lines + [
-        "", "**Overall: %s.**" % ("goal met on every chain" if all_met else "goal not met everywhere; see above"),
         "", "### Fastest runs", "", "Each contender's fastest run over hand-ordered OpenBLAS's fastest run:", "",
         ob.table(["chain"] + [NAMES[k] for k in cols[1:]], [[ch["case"]] + [cell(ch, k, "min") for k in cols[1:]]
                                                            for ch in chains]),
@@ -236,28 +244,10 @@ def expression_text(st, cases, a):
         "Goal (issue 17): ordo faster than every peer whose order takes more multiplications, and never slower than "
         "%.2fx hand-ordered OpenBLAS." % goal, "",
     ]
-    all_met = True
-    for c in cases:
-        verdicts = []
-        for peer, mine, cost in peers:
-            p, o = st(c["case"], peer), st(c["case"], mine)
-            met = o["median"] < p["median"] if c[cost] > c["cost"] else None
-            verdicts.append(("%s %s vs %s %s: %.2fx%s" % (
-                NAMES[peer], ob.fmt_time(p["median"]), NAMES[mine], ob.fmt_time(o["median"]), p["median"] / o["median"],
-                " (same number of multiplications: not a goal)" if met is None else
-                ", interquartile ranges overlap" if not met and o["q1"] <= p["q3"] else ""), met))
-        for mine, floor in floors:
-            m, f = st(c["case"], mine), st(c["case"], floor)
-            met = m["median"] / f["median"] <= goal
-            verdicts.append(("%s / %s %.3fx%s" % (NAMES[mine], NAMES[floor], m["median"] / f["median"], "" if met or
-                             m["q1"] > goal * f["q3"] else " (first quartile within %.2fx of the floor's third: within "
-                             "noise)" % goal), met))
-        met = all(m is not False for _, m in verdicts)
-        all_met = all_met and met
-        lines.append("- **`%s`: %s.** %s." % (c["label"], "met" if met else "not met", "; ".join(
-            ("**not met:** " if m is False else "") + v for v, m in verdicts)))
+    lines += goal_lines([("`%s`" % c["label"], [versus(st, c["case"], peer, mine, c[cost] > c["cost"], strict=True)
+                                              for peer, mine, cost in peers]
+                          + [within(st, c["case"], mine, floor, goal) for mine, floor in floors]) for c in cases], "case")
     return "\n".join(lines + [
-        "", "**Overall: %s.**" % ("goal met on every case" if all_met else "goal not met everywhere; see above"),
         "", "### Diagnostic: allocation", "",
         "Hand-ordered OpenBLAS with its intermediates and result allocated 2 MiB-aligned and advised "
         "`madvise(MADV_HUGEPAGE)` when they reach 4 MiB (what numpy does), over plain hand-ordered OpenBLAS and over "
@@ -306,13 +296,11 @@ def plot(st, chains, load, path):
     ob.log("wrote", os.path.relpath(path, ob.ROOT))
 
 
-def numpy_process(folder):
-    """numpy on the cases of a bench_chains run (folder: its --out-dir, plus numpy.json); prints its records."""
+def numpy_process(spec):
+    """numpy on the cases of a bench_chains run (spec["folder"]: its --out-dir); prints its records."""
     import numpy as np
 
-    with open(os.path.join(folder, "numpy.json")) as f:
-        spec = json.load(f)
-    u, (block, settle, min_reps) = np.uint64, spec["timing"]
+    u, (block, settle, min_reps), folder = np.uint64, spec["timing"], spec["folder"]
     for case in spec["cases"]:
         ops = []
         for k, ((rows, cols), fingerprint) in enumerate(zip(case["shapes"], case["fingerprints"])):
@@ -338,4 +326,4 @@ def numpy_process(folder):
 
 
 if __name__ == "__main__":
-    numpy_process(sys.argv[1])
+    numpy_process(json.load(sys.stdin))

@@ -1,20 +1,15 @@
-// bench_chains: products of several matrices in double precision, every contender on the same
-// inputs, threads from the environment (bench/chains/bench.py runs it, and numpy):
-//   blas, the floor  hand-ordered OpenBLAS: dgemm_ calls in ordo::plan_chain(dims)'s order (GEMVs and
-//                    GER by hand for hth_x, hty_xth), intermediates and result allocated inside the
-//                    timed region, as a user would; blas_into: into a result allocated beforehand;
-//                    blas_hugepages (diagnostic): buffers of 4 MiB and more advised MADV_HUGEPAGE;
-//   ordo             `auto r = ordo::evaluate(ordo::transpose(h) * h * x);` (dynamic extents);
-//                    ordo_static: static extents, planned at compile time; ordo_into: into r
-//                    allocated beforehand; and on chains of matrices: ordo_multiply, `ordo::multiply(A1,
-//                    ..., An)`; ordo_portable, ordo::chain with gemm_backend::portable; ordo_uninitialized
-//                    (diagnostic), ordo::chain into r allocated by hand WithoutInitializing;
-//   eigen, eigen_noalias, armadillo: peers.cpp.
-// Options: --cases a,b --contenders a,b (blas always) --rotate R --block-seconds 0.25
-// --settle-seconds 0.3 --min-reps 3 (at most 2000) --out-dir DIR. Prints JSON lines: versions;
-// per case its chain, operands and plan; per contender its relative Frobenius difference from blas
-// and the samples of one block: a pause (idle OpenBLAS and OpenMP threads spin for a while), then
-// ordo_bench::time_calls; the contenders in turn from the R-th. blas's result goes to DIR/<case>.f64.
+// bench_chains: products of several matrices in double precision, every contender on the same inputs
+// (bench/chains/bench.py runs it, and numpy). blas (the floor): hand-ordered OpenBLAS, dgemm_ in
+// ordo::plan_chain's order (GEMVs and GER by hand for hth_x, hty_xth), buffers allocated inside the
+// timed region; blas_into: into a result allocated beforehand; blas_hugepages: buffers of 4 MiB and
+// more advised MADV_HUGEPAGE. ordo: `auto r = ordo::evaluate(ordo::transpose(h) * h * x);`;
+// ordo_static: static extents; ordo_into: into r allocated beforehand; on chains ordo_multiply
+// (ordo::multiply), ordo_portable (gemm_backend::portable), ordo_uninitialized (ordo::chain into r
+// allocated WithoutInitializing). eigen, eigen_noalias, armadillo: peers.cpp.
+// Options: --cases, --contenders (blas always), --rotate R, --block-seconds, --settle-seconds,
+// --min-reps, --out-dir DIR (blas's results, DIR/<case>.f64). Prints JSON lines: versions; per case
+// its chain, operands and plan; per contender its relative difference from blas and the samples of
+// one block (a pause, then ordo_bench::time_calls), the contenders in turn from the R-th.
 
 #include "bench_support.hpp"
 #include "chains.hpp"
@@ -63,8 +58,7 @@ struct free_deleter {
 };
 using buffer = std::unique_ptr<double[], free_deleter>;
 
-// Uninitialized elements from malloc; with huge_pages, buffers of 4 MiB and more 2 MiB-aligned and
-// advised MADV_HUGEPAGE, as numpy's allocator does (a first touch costs about 20 us per 4 KiB page).
+// From malloc; with huge_pages, buffers of 4 MiB and more 2 MiB-aligned and MADV_HUGEPAGE, as numpy's.
 buffer uninitialized_buffer(std::size_t elements, bool huge_pages = false) {
   const std::size_t bytes = std::max<std::size_t>(elements, 1) * sizeof(double), huge = std::size_t{2} << 20;
   if (!huge_pages || bytes < 2 * huge) return buffer(static_cast<double*>(std::malloc(bytes)));
@@ -130,8 +124,6 @@ void blas_contenders(const case_data& c, const ordo::chain_plan<ordo::dynamic>& 
   if (wanted(selected, "blas_hugepages")) out.push_back(make("blas_hugepages", true, true));
 }
 
-// ---- ordo --------------------------------------------------------------------------------------
-
 using space = Kokkos::OpenMP;
 
 template <bool Static>
@@ -168,8 +160,7 @@ contender keeping(std::string name, F f) {
   return {std::move(name), [r, f] { *r = f(); }, [r] { return values_of(**r); }};
 }
 
-// ordo's contenders; the expression is built inside the timed region, as a user's `auto r =
-// ordo::evaluate(a * b * c);` builds it.
+// ordo's contenders; the expression is built inside the timed region, as a user's code builds it.
 template <class Case, bool Static>
 void ordo_contenders(const case_data& c, const std::vector<std::string>& selected, contenders& out, std::string& order) {
   if (Static && !wanted(selected, "ordo_static")) return;
@@ -211,8 +202,6 @@ void ordo_contenders(const case_data& c, const std::vector<std::string>& selecte
     }
   }
 }
-
-// ---- the case ----------------------------------------------------------------------------------
 
 std::uint64_t fingerprint(const std::vector<double>& v) {  // sum of mix(bits ^ index * gamma) mod 2^64
   std::uint64_t sum = 0;

@@ -1,11 +1,9 @@
 #ifndef ORDO_BENCH_CHAINS_HPP
 #define ORDO_BENCH_CHAINS_HPP
 
-// The cases of bench_chains and what its contenders share. A case is a product of terms, each an
-// operand or its transpose, written (and, by Eigen and numpy's `@`, evaluated) left to right: a
-// matrix chain A1 A2 ... Ak, or an expression such as Hᵀ·H·x. Every extent is a compile-time
-// constant (ordo's static contender needs them). Plain C++: peers.cpp (Eigen, Armadillo) sees no
-// Kokkos. The inputs are row-major doubles from splitmix64; bench.py regenerates them bit for bit.
+// bench_chains' cases: products of terms (an operand or its transpose) written left to right, a chain
+// A1 ... Ak or an expression such as Hᵀ·H·x, with compile-time extents; inputs row-major doubles from
+// splitmix64 (bench.py regenerates them). Plain C++: peers.cpp (Eigen, Armadillo) sees no Kokkos.
 
 #include "bench_support.hpp"
 
@@ -26,14 +24,13 @@ namespace chains {
 using ordo_bench::splitmix64;
 inline constexpr std::uint64_t seed = 20240601;
 
-// A Rows x Cols matrix operand, or (Vector) a vector of Rows elements.
 template <std::size_t Rows, std::size_t Cols, bool Vector = false>
 struct shape {
   static constexpr std::size_t rows = Rows, cols = Cols;
   static constexpr bool vector = Vector;
 };
 template <std::size_t N>
-using vec = shape<N, 1, true>;
+using vec = shape<N, 1, true>;  // a vector operand
 struct term {
   std::size_t operand;
   bool transposed = false;
@@ -48,13 +45,12 @@ struct product_case {
   static constexpr auto extents = []<class... S>(std::tuple<S...>*) {
     return std::array<std::array<std::size_t, 2>, sizeof...(S)>{{{S::rows, S::cols}...}};
   }(static_cast<Shapes*>(nullptr));
-  // d0 .. dk of the chain that the terms form.
   static constexpr auto dims = [] {
     std::array<std::size_t, Terms.size() + 1> d{extents[Terms[0].operand][Terms[0].transposed]};
     for (std::size_t k = 0; k < Terms.size(); ++k) d[k + 1] = extents[Terms[k].operand][!Terms[k].transposed];
     return d;
   }();
-  // A1 ... Ak, matrices all, none transposed: ordo::multiply and ordo::chain take it too.
+  // A1 ... Ak, none transposed: for ordo::multiply and ordo::chain.
   static constexpr bool plain_chain = [] {
     bool plain = std::tuple_size_v<Shapes> == Terms.size();
     for (std::size_t k = 0; k < Terms.size(); ++k) plain = plain && Terms[k].operand == k && !Terms[k].transposed;
@@ -87,7 +83,7 @@ inline constexpr auto random_8 = random_dims<8>(chain_state(3), 16, 2048);
 inline constexpr auto random_16 = random_dims<16>(chain_state(4), 16, 2048);
 inline constexpr auto random_16s = random_dims<16>(seed, 16, 2048);  // compile_time.md's chain too
 
-// The cases by name; their position here picks their inputs' streams.
+// The cases; the position picks the inputs' streams.
 inline const std::vector<std::string> case_names{"seed",  "clrs_x10", "six_1000", "random_8",  "random_16", "hth_x",
                                                  "hty_xth", "m_a_b", "a_b_m",    "a_m1_m2_b", "random_16s"};
 
@@ -110,9 +106,8 @@ decltype(auto) visit_case(std::string_view name, F&& f) {
   throw std::invalid_argument("bench_chains: unknown case " + std::string(name));
 }
 
-// Element `index` (row-major) of an operand with `cols` columns, from stream mix(seed ^ (case <<
-// 32) ^ operand): uniform in [-1, 1) times sqrt(3 / cols), variance 1 / cols, so that products
-// keep entries of order one.
+// Element `index` (row-major) of an operand with `cols` columns, from stream mix(seed ^ (case << 32) ^
+// operand): uniform in [-1, 1) times sqrt(3 / cols), so that products keep entries of order one.
 inline double input_value(std::uint64_t stream, std::uint64_t index, std::size_t cols) noexcept {
   const double unit = ordo_bench::unit_double(splitmix64::at(stream, index));
   return (2.0 * unit - 1.0) * std::sqrt(3.0 / static_cast<double>(cols));
@@ -122,14 +117,13 @@ struct operand {
   std::size_t rows, cols;
   std::vector<double> values;  // row-major
 };
-struct case_data {  // a case's operands, with their values
+struct case_data {
   std::string name;
   std::vector<operand> operands;
   std::vector<std::size_t> dims;
 };
 
-// run() computes the product into a result that it keeps (a new one each call, or one allocated
-// beforehand); values() copies the last one out, row-major.
+// run() computes the product into a result that it keeps; values() copies it out, row-major.
 struct contender {
   std::string name;
   std::function<void()> run;
@@ -145,8 +139,8 @@ auto load_operands(const case_data& c, Load load) {
   }(static_cast<typename Case::shapes*>(nullptr), std::make_index_sequence<std::tuple_size_v<typename Case::shapes>>{});
 }
 
-// sink(t1 * t2 * ... * tk), each term an operand or transpose(operand), in one full-expression:
-// Armadillo's expressions refer to their subexpressions.
+// sink(t1 * ... * tk), a term an operand or transpose(operand), in one full-expression (Armadillo's
+// expressions refer to their subexpressions).
 template <class Case, class Operands, class Transpose, class Sink>
 decltype(auto) with_product(const Operands& ops, Transpose transpose, Sink&& sink) {
   const auto term = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> decltype(auto) {
@@ -162,10 +156,9 @@ inline bool wanted(const std::vector<std::string>& list, std::string_view name) 
   return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
 }
 
-// peers.cpp: Eigen's contenders ("eigen": a new result, "eigen_noalias": r.noalias() = ... into r
-// allocated beforehand) and Armadillo's ("armadillo"), those of them in `selected` (empty: all).
+// peers.cpp: eigen, eigen_noalias, armadillo as far as in `selected` (empty: all); setup_peers():
+// Eigen::setNbThreads(2), the JSON members "eigen", "armadillo" (versions) and "eigen_threads".
 contenders peers(const case_data& c, const std::vector<std::string>& selected);
-// Eigen::setNbThreads(2); returns the JSON members "eigen", "armadillo" (versions), "eigen_threads".
 std::string setup_peers();
 
 }  // namespace chains

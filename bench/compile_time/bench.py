@@ -1,11 +1,8 @@
 """What ordo costs the compiler: generated translation units compiled by g++ and clang++, timed.
 
-Sections of docs/compile_time.md (--only picks some): compile-time-results (chains of 8 to 256
-matrices: type and value level, raised limits, goals, where the time goes), compile-time-hu-shing
-(64 to 4096 matrices), include-cost (the planner header against the standard headers),
-expression-compile (a 16-operand static expression) and gemm-view-types (ordo::gemm on six View
-types, before and after canonical Views). Every TU is compiled under /usr/bin/time --reps times,
-round-robin; the TUs static_assert the plans of expected.cpp, whose costs a Python DP checks.
+docs/compile_time.md's compile-time-results (chains of 8 to 256 matrices), compile-time-hu-shing (64 to
+4096), include-cost, expression-compile and gemm-view-types (--only picks some). Each TU is compiled
+--reps times round-robin under /usr/bin/time; chain TUs static_assert expected.cpp's plans, checked by a DP.
 """
 
 import collections
@@ -52,7 +49,7 @@ GEMM_ROWS = {"before": "one instantiation per View type", "after": "canonical Vi
 CHAIN_HPP = ("#if __has_include(<ordo/core/chain.hpp>)\n#include <ordo/core/chain.hpp>\n#else  // before 4ef71cc\n"
              "#include <ordo/chain.hpp>\n#endif\n")
 ENV = dict(os.environ, LC_ALL="C", LANG="C")  # ASCII diagnostics for the regexes
-WORK = INCLUDE = None  # measure() sets them: the temporary folder, the --rev headers
+WORK = INCLUDE = WHAT = None  # measure() sets them: the temporary folder, the --rev headers and what they are
 
 
 def options(p):
@@ -70,9 +67,6 @@ def options(p):
 def smoke(args):
     args.reps, args.compilers, args.sizes, args.long_sizes, args.no_profile = 1, "g++", "8", "64", True
     args.extra, args.modes = EXTRA[:1], ["-fsyntax-only"]
-
-
-# ---- compiling ----------------------------------------------------------------------------------
 
 
 def write(name, text):
@@ -94,9 +88,9 @@ def compile_tu(cxx, flags, src, out=os.devnull):
                 error=error, load=load)
 
 
-def rounds(ctx, jobs, reps):
-    """Compiles every job {key: (cxx, flags, src[, out])} reps times round-robin, first waiting
-    for --wait-load in each round; returns {key: dict(status, s, cpu, mb, max_mb, error, runs)}."""
+def rounds(ctx, jobs, reps, allow=("ok",)):
+    """Compiles every job {key: (cxx, flags, src[, out])} reps times round-robin, each round after
+    --wait-load; {key: dict(status, s, cpu, mb, max_mb, error, runs)}; checks each status is in allow."""
     runs = {k: [] for k in jobs}
     for rep in range(reps):
         ob.wait_for_load(ctx.args.wait_load, ctx.args.max_wait)
@@ -108,16 +102,12 @@ def rounds(ctx, jobs, reps):
     out = {}
     for k, rs in runs.items():
         st = {r["status"] for r in rs}
-        out[k] = dict(status="ok" if st == {"ok"} else "limit" if "limit" in st else "error",
-                      s=statistics.median(r["seconds"] for r in rs), cpu=statistics.median(r["cpu"] for r in rs),
-                      mb=statistics.median(r["mb"] for r in rs), max_mb=max(r["mb"] for r in rs),
-                      error=next((r["error"] for r in rs if r["error"]), None), runs=rs)
+        r = out[k] = dict(status="ok" if st == {"ok"} else "limit" if "limit" in st else "error", runs=rs,
+                          error=next((r["error"] for r in rs if r["error"]), None), max_mb=max(r["mb"] for r in rs),
+                          **{f: statistics.median(r[g] for r in rs) for f, g in (("s", "seconds"), ("cpu", "cpu"), ("mb", "mb"))})
+        ctx.check(not allow or r["status"] in allow,
+                  "%s failed to compile: %s" % (k, r["error"] or r["status"]))
     return out
-
-
-def require_ok(ctx, res):
-    for k, r in res.items():
-        ctx.check(r["status"] == "ok", "%s failed to compile: %s" % (k, r["error"] or r["status"]))
 
 
 def loads(*results):
@@ -153,9 +143,6 @@ def kokkos(cxx):
     return prefix, "%d.%d.%02d" % (v // 10000, v // 100 % 100, v % 100)
 
 
-# ---- chains and their plans ---------------------------------------------------------------------
-
-
 def chain_dims(n):
     rng = random.Random(SEED * 100003 + n)
     return [rng.randint(1, 1000) for _ in range(n + 1)]
@@ -165,10 +152,8 @@ def dp_cost(d):
     """CLRS 15.2's optimal cost in Python: an oracle independent of ordo for expected.cpp."""
     n = len(d) - 1
     m = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            m[i][j] = min(m[i][k] + m[k + 1][j] + d[i] * d[k + 1] * d[j + 1] for k in range(i, j))
+    for i, j in ((i, i + length) for length in range(1, n) for i in range(n - length)):
+        m[i][j] = min(m[i][k] + m[k + 1][j] + d[i] * d[k + 1] * d[j + 1] for k in range(i, j))
     return m[0][n - 1]
 
 
@@ -213,27 +198,11 @@ def chain_tus(n, dims, cost, order, kinds):
     return out
 
 
-def chain_run(ctx, sizes, compilers, reps):
-    """Medians {(cxx, "empty" or (kind, n)): summary} of the type and value TUs; those that hit the
-    default limit are compiled once more with it raised (summary["raised"])."""
-    plans = expected(ctx, {n: chain_dims(n) for n in sizes})
-    src = {"empty": write("empty.cpp", CHAIN_HPP)}
-    for n in sizes:
-        src.update({(k, n): p for k, p in chain_tus(n, chain_dims(n), *plans[n], ("type", "value")).items()})
-    flags = CHAIN_FLAGS + ["-I" + INCLUDE]
-    res = rounds(ctx, {(c, k): (c, flags, s) for c in compilers for k, s in src.items()}, reps)
-    require_ok(ctx, {k: r for k, r in res.items() if r["status"] != "limit"})
-    for (c, k), r in res.items():
-        if r["status"] == "limit":
-            r["raised"] = compile_tu(c, flags + [LIMITS[c][2]], src[k])
-    return res, plans, src
-
-
-def chain_text(res, compilers, sizes, reps, what):
+def chain_text(res, compilers, sizes, reps):
     lines = ["Headers of %s; seed %d. Each cell is the median of %d compiles (`%s`); \"added\" is over the "
              "median of the empty TU of the same compiler; \"CPU\" is user + sys time of the compile, which other load "
              "on the machine inflates far less than wall time; %s." % (
-                 what, SEED, reps, " ".join(CHAIN_FLAGS), loads(res)), ""]
+                 WHAT, SEED, reps, " ".join(CHAIN_FLAGS), loads(res)), ""]
     raised, errors = [], []
     for c in compilers:
         e, rows = res[(c, "empty")], []
@@ -269,10 +238,6 @@ def chain_text(res, compilers, sizes, reps, what):
     return lines
 
 
-def runs(s, field):
-    return ", ".join("%.2f" % r[field] for r in s["runs"])
-
-
 def dp_goals(res, compilers):
     if set(compilers) != set(LIMITS) or ("g++", ("type", GOAL_N)) not in res:
         return ["- (not evaluated: this run did not cover n = %d on both compilers)" % GOAL_N]
@@ -288,14 +253,12 @@ def dp_goals(res, compilers):
     verdict = ("**met**" if max(wall, cpu) <= GOAL_GXX else "**not met**" if min(wall, cpu) > GOAL_GXX else
                "**met on CPU time, not on wall time** (wall time on this shared machine includes waiting for the cores)"
                if cpu <= GOAL_GXX else "**met on wall time, not on CPU time**")
+    rs, es, rc, ec = (", ".join("%.2f" % y[f] for y in x["runs"]) for f in ("seconds", "cpu") for x in (r, e))
     return lines + [
         "- On g++ a %d-matrix chain adds at most %g s over the empty TU: %s. Wall: median %.2f s vs %.2f s, added "
         "%.2f s (runs %s s vs empty %s s). CPU: median %.2f s vs %.2f s, added %.2f s (runs %s s vs empty %s s)." % (
-            GOAL_N, GOAL_GXX, verdict, r["s"], e["s"], wall, runs(r, "seconds"), runs(e, "seconds"), r["cpu"],
-            e["cpu"], cpu, runs(r, "cpu"), runs(e, "cpu"))]
-
-
-# ---- where the time goes (n = GOAL_N, type level) -----------------------------------------------
+            GOAL_N, GOAL_GXX, verdict, r["s"], e["s"], wall, rs, es, r["cpu"],
+            e["cpu"], cpu, rc, ec)]
 
 
 def merged(intervals):
@@ -393,7 +356,7 @@ def profile(ctx, compilers, reps, src, plan):
     tus = dict(chain_tus(GOAL_N, chain_dims(GOAL_N), *plan, ("plan_v", "consteval_vt", "constexpr_vt")),
                empty=src["empty"], type=tu, value=src[("value", GOAL_N)])
     res = rounds(ctx, {(c, k): (c, CHAIN_FLAGS + ["-I" + INCLUDE], tus[k]) for c in compilers for k in ["empty", *PATHS]},
-                 reps)
+                 reps, ())
     rows = [[label] + ["%+.2f" % (res[(c, k)]["cpu"] - res[(c, "empty")]["cpu"]) if res[(c, k)]["status"] == "ok"
                        else "fails" for c in compilers] for k, label in PATHS.items()]
     return lines + ["", "Evaluation paths of the same %d-matrix plan: CPU seconds (user + sys) added over the empty "
@@ -401,22 +364,28 @@ def profile(ctx, compilers, reps, src, plan):
                     ob.table(["TU"] + compilers, rows)]
 
 
-# ---- the sections -------------------------------------------------------------------------------
-
-
-def dp_section(ctx, what, compilers, reps):
-    sizes = [int(x) for x in ctx.args.sizes.split(",")]
-    res, plans, src = chain_run(ctx, sizes, compilers, reps)
-    lines = chain_text(res, compilers, sizes, reps, what) + ["### Goals", ""] + dp_goals(res, compilers) + [""]
-    if not ctx.args.no_profile and GOAL_N in sizes:
-        lines += profile(ctx, compilers, reps, src, plans[GOAL_N])
-    return "\n".join(lines)
-
-
-def long_section(ctx, what, compilers, reps):
-    sizes = [int(x) for x in ctx.args.long_sizes.split(",")]
-    res, _, _ = chain_run(ctx, sizes, compilers, reps)
-    lines = chain_text(res, compilers, sizes, reps, what) + ["### Goals (issue 15)", ""]
+def chain_section(ctx, compilers, reps, long=False):
+    """compile-time-results (long: compile-time-hu-shing): the type and value TUs of each chain, medians
+    {(cxx, "empty" or (kind, n)): summary}; those that hit the default limit are compiled once more
+    with it raised (summary["raised"])."""
+    sizes = [int(x) for x in (ctx.args.long_sizes if long else ctx.args.sizes).split(",")]
+    plans = expected(ctx, {n: chain_dims(n) for n in sizes})
+    src = {"empty": write("empty.cpp", CHAIN_HPP)}
+    for n in sizes:
+        src.update({(k, n): p for k, p in chain_tus(n, chain_dims(n), *plans[n], ("type", "value")).items()})
+    flags = CHAIN_FLAGS + ["-I" + INCLUDE]
+    res = rounds(ctx, {(c, k): (c, flags, s) for c in compilers for k, s in src.items()}, reps, ("ok", "limit"))
+    for (c, k), r in res.items():
+        if r["status"] == "limit":
+            r["raised"] = compile_tu(c, flags + [LIMITS[c][2]], src[k])
+    lines = chain_text(res, compilers, sizes, reps)
+    if not long:
+        lines += ["### Goals", ""] + dp_goals(res, compilers) + [""]
+        if not ctx.args.no_profile and GOAL_N in sizes:
+            lines += profile(ctx, compilers, reps, src, plans[GOAL_N])
+        return "\n".join(lines), versions(compilers)
+    lines += ["### Goals (issue 15)", ""] + ([] if LONG_GOAL_N in sizes else [
+        "- (not evaluated: this run did not cover n = %d)" % LONG_GOAL_N])
     for c in compilers if LONG_GOAL_N in sizes else ():
         r, e = res[(c, ("type", LONG_GOAL_N))], res[(c, "empty")]
         wall, cpu = r["s"] - e["s"], r["cpu"] - e["cpu"]
@@ -427,12 +396,13 @@ def long_section(ctx, what, compilers, reps):
                 "; judged on CPU time, which load inflates less" if wall > LONG_GOAL >= cpu else "")
             if r["status"] == "ok" else "- %s: the %d-matrix chain (type level) does **not** compile at the default "
             "limits." % (c, LONG_GOAL_N))
-    return "\n".join(lines if LONG_GOAL_N in sizes else lines + ["- (not evaluated: this run did not cover n = %d)"
-                                                                 % LONG_GOAL_N])
+    return "\n".join(lines), versions(compilers)
 
 
-def include_section(ctx, revs, compilers, reps):
-    """revs: [(name, include, what)], the TUs that include ordo compiled for each."""
+def include_section(ctx, compilers, reps):
+    """The TUs that include ordo compiled with the headers of each (name, include, what) of revs."""
+    revs = [("before",) + headers(ctx.args.before), ("after", INCLUDE, WHAT)] if ctx.args.before else [
+        ("measured", INCLUDE, WHAT)]
     extra = getattr(ctx.args, "extra", EXTRA)
     cost, order = expected(ctx, {GOAL_N: chain_dims(GOAL_N)})[GOAL_N]
     std = "".join("#include %s\n" % h for h in STANDARD)
@@ -442,7 +412,6 @@ def include_section(ctx, revs, compilers, reps):
     jobs = {(c, k + ("" if k.startswith("std") else "@" + name)): (c, ["-std=c++20", "-O2", "-c", "-I" + inc], s)
             for c in compilers for k, s in src.items() for name, inc, _ in (revs[-1:] if k.startswith("std") else revs)}
     res = rounds(ctx, jobs, reps)
-    require_ok(ctx, res)
     rows = [("std", "`std`: " + ", ".join("`%s`" % h for h in STANDARD) + " only (the baseline)")]
     for name, _, _ in revs:
         tag = " (%s)" % name if len(revs) > 1 else ""
@@ -464,10 +433,10 @@ def include_section(ctx, revs, compilers, reps):
                             else "met on CPU time only" if cpu <= INCLUDE_GOAL else "not met"))
         lines.append("- Goal (header and %d-matrix plan at most %g s over `std`%s): %s." % (
             GOAL_N, INCLUDE_GOAL, ", " + name if len(revs) > 1 else "", "; ".join(verdicts)))
-    return "\n".join(lines)
+    return "\n".join(lines), versions(compilers)
 
 
-def expression_section(ctx, what, compilers, reps):
+def expression_section(ctx, compilers, reps):
     n, modes = 16, getattr(ctx.args, "modes", list(MODES))
     d = [16 + int(x) % (2048 - 16 + 1) for x in ob.splitmix64(20240601, n + 1)]  # bench_expression's random_16
     cost, order = expected(ctx, {"expression": d})["expression"]
@@ -482,7 +451,6 @@ def expression_section(ctx, what, compilers, reps):
     flags = ["-std=c++20", "-fopenmp", "-DORDO_HAS_BLAS=1"]
     res = rounds(ctx, {(c, m, u): (c, flags + MODES[m] + ["-I", INCLUDE, "-isystem", kokkos(c)[0] + "/include"], s)
                        for c in compilers for m in modes for u, s in src.items()}, reps)
-    require_ok(ctx, res)
     rows, met = [], True
     for c in compilers:
         for m in modes:
@@ -505,14 +473,15 @@ def expression_section(ctx, what, compilers, reps):
         "`static_assert(decltype(e)::cost() == %d)` and `static_assert(decltype(e)::order() == \"%s\")`; the last "
         "column also instantiates `ordo::evaluate(e)`." % (", ".join(map(str, d)), cost, order),
         "- Flags: `%s` and the mode's, with the headers of %s and Kokkos built with the same compiler; %s." % (
-            " ".join(flags), what, loads(res))])
+            " ".join(flags), WHAT, loads(res))]), "%s; Kokkos %s (OpenMP + Serial) built with each" % (
+                versions(compilers), kokkos("g++")[1])
 
 
-def gemm_section(ctx, revs, reps):
+def gemm_section(ctx, compilers, reps):
+    revs = [("before",) + headers(ctx.args.gemm_before), ("after", INCLUDE, WHAT)]
     flags = ["-std=c++20", "-O2", "-fopenmp", "-DORDO_HAS_BLAS=1", "-isystem", kokkos("g++")[0] + "/include", "-c"]
     res = rounds(ctx, {side: ("g++", flags + ["-I" + inc], HERE / "gemm_view_types.cpp", WORK / (side + ".o"))
                        for side, inc, _ in revs}, reps)
-    require_ok(ctx, res)
     text = {side: int(ob.shell(["size", str(WORK / (side + ".o"))]).splitlines()[1].split()[0]) for side in res}
     b, a = res["before"]["cpu"], res["after"]["cpu"]
     rows = [["%s, %s (%s)" % (side, what.replace("commit ", ""), GEMM_ROWS[side])] + [
@@ -523,34 +492,18 @@ def gemm_section(ctx, revs, reps):
                   "object's code (text)"], rows), "",
         "With the headers after, the translation unit compiles in %.0f %% of the CPU time and makes %.0f %% of the code; "
         "%s. A program with one View type per layout gains nothing and loses nothing." % (
-            100 * a / b, 100 * text["after"] / text["before"], loads(res))])
+            100 * a / b, 100 * text["after"] / text["before"], loads(res))]), \
+        "%s, Kokkos %s (OpenMP + Serial), `-DORDO_HAS_BLAS=1` (OpenBLAS)" % (versions(["g++"]), kokkos("g++")[1])
 
 
 def measure(ctx):
-    global WORK, INCLUDE
-    a = ctx.args
+    global WORK, INCLUDE, WHAT
+    a, make = ctx.args, dict(zip(SECTIONS, (chain_section, functools.partial(chain_section, long=True), include_section,
+                                             expression_section, gemm_section)))
     only, compilers = a.only.split(","), a.compilers.split(",")
     if not set(only) <= set(SECTIONS):
         raise SystemExit("--only: unknown sections %s (known: %s)" % (set(only) - set(SECTIONS), ", ".join(SECTIONS)))
-    reps = {s: a.reps or REPS[s] for s in SECTIONS}
-    out, gxx = [], versions(["g++"])
     with tempfile.TemporaryDirectory(prefix="ordo-compile-time-") as tmp:
         WORK = Path(tmp)
-        INCLUDE, what = headers(a.rev)
-        if "compile-time-results" in only:
-            out.append(("compile-time-results", dp_section(ctx, what, compilers, reps["compile-time-results"]),
-                        versions(compilers)))
-        if "compile-time-hu-shing" in only:
-            out.append(("compile-time-hu-shing", long_section(ctx, what, compilers, reps["compile-time-hu-shing"]),
-                        versions(compilers)))
-        if "include-cost" in only:
-            revs = [("before",) + headers(a.before), ("after", INCLUDE, what)] if a.before else [("measured", INCLUDE, what)]
-            out.append(("include-cost", include_section(ctx, revs, compilers, reps["include-cost"]), versions(compilers)))
-        if "expression-compile" in only:
-            out.append(("expression-compile", expression_section(ctx, what, compilers, reps["expression-compile"]),
-                        "%s; Kokkos %s (OpenMP + Serial) built with each" % (versions(compilers), kokkos("g++")[1])))
-        if "gemm-view-types" in only:
-            revs = [("before",) + headers(a.gemm_before), ("after", INCLUDE, what)]
-            out.append(("gemm-view-types", gemm_section(ctx, revs, reps["gemm-view-types"]),
-                        "%s, Kokkos %s (OpenMP + Serial), `-DORDO_HAS_BLAS=1` (OpenBLAS)" % (gxx, kokkos("g++")[1])))
-    return [ob.Section(name, text, software, DOC) for name, text, software in out]
+        INCLUDE, WHAT = headers(a.rev)
+        return [ob.Section(s, *make[s](ctx, compilers, a.reps or REPS[s]), DOC) for s in SECTIONS if s in only]
