@@ -522,6 +522,76 @@ TEST_CASE_TEMPLATE_DEFINE("lists, borrowed memory, sizing by assignment, dynamic
 }
 ORDO_TEST_ALL_SPACES(newcomer_id);
 
+exact_matrix exact_sum(const exact_matrix& a, const exact_matrix& b, std::int64_t sa = 1, std::int64_t sb = 1) {
+  exact_matrix c{a.rows, a.cols, std::vector<std::int64_t>(a.values.size())};
+  for (std::size_t k = 0; k < c.values.size(); ++k) c.values[k] = sa * a.values[k] + sb * b.values[k];
+  return c;
+}
+
+// Sums and differences of products through the BLAS beta (issue 28): exact on integer data
+// against triple loops and element-wise sums written out here, static, dynamic and mixed extents.
+TEST_CASE_TEMPLATE_DEFINE("sums of products, C += A*B, C -= A*B, division by a scalar, element-wise a + b",
+                          ExecutionSpace, sums_id) {
+  std::mt19937_64 rng(2828);
+  const exact_matrix ea = random_exact(30, 20, rng), eb = random_exact(20, 40, rng), ec = random_exact(40, 5, rng),
+                     ed = random_exact(30, 5, rng), ef = random_exact(30, 7, rng), eg = random_exact(7, 5, rng);
+  const ordo::matrix<double, 30, 20, ExecutionSpace> a;         // static
+  const dyn<ExecutionSpace> b(20, 40);                          // dynamic
+  const ordo::matrix<double, ordo::dynamic, 5, ExecutionSpace> c(40);  // mixed
+  const ordo::matrix<double, 30, 5, ExecutionSpace> d;
+  const dyn<ExecutionSpace> f(30, 7), g(7, 5);
+  fill(a, ea); fill(b, eb); fill(c, ec); fill(d, ed); fill(f, ef); fill(g, eg);
+  const exact_matrix abc = exact_product(exact_product(ea, eb), ec), fg = exact_product(ef, eg);
+
+  ordo::matrix<double, 30, 5, ExecutionSpace> y = a * b * c + d;
+  CHECK(equals(y, exact_sum(abc, ed)));
+  y = a * b * c - d;
+  CHECK(equals(y, exact_sum(abc, ed, 1, -1)));
+  y = 2 * a * b * c + 3 * f * g;  // two planned chains, the second added with beta = 1
+  CHECK(equals(y, exact_sum(abc, fg, 2, 3)));
+  y = d - a * b * c + f * g;
+  CHECK(equals(y, exact_sum(exact_sum(ed, abc, 1, -1), fg)));
+  y = -(d + f * g);
+  CHECK(equals(y, exact_sum(ed, fg, -1, -1)));
+  y = (a * b * c) / 2.0;  // the scale 1/2, exact here
+  {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y.view());
+    bool halves = true;
+    for (std::size_t i = 0; i < 30; ++i) {
+      for (std::size_t j = 0; j < 5; ++j) halves = halves && host(i, j) * 2 == static_cast<double>(abc.at(i, j));
+    }
+    CHECK(halves);
+  }
+  const ordo::matrix<double, 30, 5, ExecutionSpace> e = d + d;  // element-wise, one shape
+  CHECK(equals(e, ed, 2));
+  y = e - d;
+  CHECK(equals(y, ed));
+
+  // C += A*B and C -= A*B: the planned workspace (30 x 40, the product a b) and nothing of C's size.
+  ordo::matrix<double, 30, 5, ExecutionSpace> acc(ordo::uninitialized);
+  Kokkos::deep_copy(acc.view(), d.view());
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    acc += a * b * c;
+    const std::uint64_t planned = (a * b * c).plan().peak_temporary_elements() * sizeof(double);
+    CHECK(recorder.allocated_bytes() <= planned);
+  }
+  CHECK(equals(acc, exact_sum(ed, abc)));
+  acc -= 2 * f * g;
+  CHECK(equals(acc, exact_sum(exact_sum(ed, abc), fg, 1, -2)));
+  acc += d;  // a matrix: element-wise
+  CHECK(equals(acc, exact_sum(exact_sum(exact_sum(ed, abc), fg, 1, -2), ed)));
+  // A sum that reads its result: computed into a temporary first.
+  acc = acc - d + d;
+  CHECK(equals(acc, exact_sum(exact_sum(exact_sum(ed, abc), fg, 1, -2), ed)));
+
+  // Shapes: dynamic mismatches throw naming both terms.
+  CHECK_THROWS_WITH_AS(static_cast<void>(a * b * c + f),
+                       "ordo: operator+: the left term is 30x5 and the right term is 30x7 (a sum needs equal shapes)",
+                       std::invalid_argument);
+}
+ORDO_TEST_ALL_SPACES(sums_id);
+
 // The caller's own memory, used in place (host spaces: a std::vector lives in host memory).
 TEST_CASE("ordo::borrowed wraps a pointer or a std::vector without copying") {
   std::vector<double> elements{1, 2, 3, 4, 5, 6};

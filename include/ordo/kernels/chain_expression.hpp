@@ -239,6 +239,13 @@ class chain_expression {
     detail::evaluate_expression<void>(execution_space{}, *this, m, gemm_backend::automatic);
   }
 
+  // m += sign * the product (C += A * B: the last GEMM's beta is 1); m may be an operand.
+  template <any_matrix M>
+  void accumulate_into(const M& m, scalar_type sign = scalar_type(1)) const {
+    const chain_expression signed_product(detail::already_checked, operands_, scale_ * sign);
+    detail::evaluate_expression<void>(execution_space{}, signed_product, m, gemm_backend::automatic, true);
+  }
+
   // The product in a new matrix: ordo::matrix<double, 3, 4> r = a * b; extents must agree (static
   // ones at compile time, dynamic ones throw std::invalid_argument).
   template <any_matrix M>

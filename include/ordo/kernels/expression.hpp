@@ -208,6 +208,14 @@ auto operator*(Operand&& operand, const Scalar& s) {
   return s * std::forward<Operand>(operand);
 }
 
+// a / s: a with its scale multiplied by 1 / s (rounded once, as the alpha of the last product).
+template <class Operand, class Scalar>
+  requires product_operand<Operand> && product_scalar<Scalar>
+auto operator/(Operand&& operand, const Scalar& s) {
+  using scalar_type = typename detail::product_of_t<std::remove_cvref_t<Operand>>::scalar_type;
+  return (scalar_type(1) / static_cast<scalar_type>(s)) * std::forward<Operand>(operand);
+}
+
 // -a: a with its scale negated.
 template <class Operand>
   requires product_operand<Operand>

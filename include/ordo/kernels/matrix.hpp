@@ -164,6 +164,21 @@ class matrix {
     return *this;
   }
 
+  // Adds (subtracts) a lazy product or sum into this matrix's elements: C += A * B runs the last
+  // GEMM with beta = 1, no temporary of C's size (unless the product reads C).
+  template <class Expression>
+    requires requires(const Expression& e, const matrix& m) { e.accumulate_into(m, 1); }
+  matrix& operator+=(const Expression& expression) {
+    expression.accumulate_into(*this, 1);
+    return *this;
+  }
+  template <class Expression>
+    requires requires(const Expression& e, const matrix& m) { e.accumulate_into(m, -1); }
+  matrix& operator-=(const Expression& expression) {
+    expression.accumulate_into(*this, -1);
+    return *this;
+  }
+
   // Element access where memory_space is accessible (host code for host spaces, kernels).
   KOKKOS_INLINE_FUNCTION T& operator()(std::size_t i, std::size_t j) const { return view_(i, j); }
 

@@ -66,34 +66,39 @@ bool shares_memory(const M& m, const R& r) {
   return m_begin < r_end && r_begin < m_end;
 }
 
-// out(i, j) = alpha * in(i, j), in the compute type and rounded once: a one-operand product with
-// a scalar or a transpose.
+// out(i, j) = alpha * in(i, j) + beta * out(i, j), in the compute type and rounded once: a
+// one-operand product with a scalar or a transpose, or one accumulated (C += 2 * a). With beta 0
+// out is not read, as BLAS does not read C then (it may hold NaN).
 template <class Compute, class InView, class OutView>
 struct scaled_copy_kernel {
   InView in;
   OutView out;
-  Compute alpha;
+  Compute alpha, beta;
   std::int64_t cols;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
     using storage_type = typename OutView::non_const_value_type;
     const std::int64_t i = e / cols, j = e % cols;
-    out(i, j) = gemv_store<storage_type>(alpha * gemv_load<Compute>(in(i, j)));
+    const Compute scaled = alpha * gemv_load<Compute>(in(i, j));
+    out(i, j) = gemv_store<storage_type>(beta == Compute(0) ? scaled : scaled + beta * gemv_load<Compute>(out(i, j)));
   }
 };
 
 template <class Compute, class ExecutionSpace, class InView, class OutView>
-void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, const OutView& out) {
+void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, const OutView& out,
+                 Compute beta = Compute(0)) {
   const auto rows = static_cast<std::int64_t>(out.extent(0)), cols = static_cast<std::int64_t>(out.extent(1));
   if (rows == 0 || cols == 0) return;
   Kokkos::parallel_for("ordo::evaluate scaled copy",
                        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, rows * cols),
-                       scaled_copy_kernel<Compute, InView, OutView>{in, out, alpha, cols});
+                       scaled_copy_kernel<Compute, InView, OutView>{in, out, alpha, beta, cols});
 }
 
 // The products of the plan into `result`, which shares no memory with an operand.
+// With accumulate, result += the product: the last product's beta is 1 (BLAS adds into C), and a
+// one-operand product is added element by element.
 template <class Compute, class Expression, class R>
 void evaluate_unaliased(const typename Expression::execution_space& space, const Expression& expression,
-                        const R& result, gemm_backend backend) {
+                        const R& result, gemm_backend backend, bool accumulate = false) {
   using value_type = typename Expression::value_type;
   using memory_space = typename Expression::memory_space;
   // Row-major Views unless an operand is transposed: the portable kernels index a LayoutRight View
@@ -116,16 +121,17 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
   boost::hana::for_each(expression.operands(), [&](const auto& operand) { nodes[leaf++] = node_view(operand.view()); });
   const node_view out_view(result.view());
   const auto alpha = static_cast<compute_type>(expression.scale());
+  const compute_type beta = accumulate ? compute_type(1) : compute_type(0);
 
   if (n == 1) {
     bool copied = false;
     if constexpr (!Expression::has_transposed_operand) {
-      if (alpha == compute_type(1)) {
+      if (alpha == compute_type(1) && !accumulate) {
         Kokkos::deep_copy(space, result.view(), nodes[0]);
         copied = true;
       }
     }
-    if (!copied) scaled_copy(space, alpha, nodes[0], out_view);
+    if (!copied) scaled_copy(space, alpha, nodes[0], out_view, beta);
     space.fence();
     return;
   }
@@ -146,7 +152,7 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
     const node_view out =
         is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, step.cols);
     gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
-                           compute_type(0), out, backend);
+                           is_root ? beta : compute_type(0), out, backend);
     nodes[n + p] = out;
   }
   // The workspace is released on return; kernels that still read it must be done.
@@ -159,7 +165,7 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
 // computed into a temporary first and copied.
 template <class Compute, class Expression, any_matrix R>
 void evaluate_expression(const typename Expression::execution_space& space, const Expression& expression,
-                         const R& result, gemm_backend backend) {
+                         const R& result, gemm_backend backend, bool accumulate = false) {
   using value_type = typename Expression::value_type;
   using execution_space = typename Expression::execution_space;
   using expected_shape = typename Expression::shape_type;
@@ -185,12 +191,17 @@ void evaluate_expression(const typename Expression::execution_space& space, cons
     boost::hana::for_each(expression.operands(),
                           [&](const auto& operand) { aliases = aliases || shares_memory(storage_of(operand), result); });
     if (!aliases) {
-      evaluate_unaliased<Compute>(space, expression, result, backend);
+      evaluate_unaliased<Compute>(space, expression, result, backend, accumulate);
       return;
     }
     const auto temporary = expression.make_result();
     evaluate_unaliased<Compute>(space, expression, temporary, backend);
-    Kokkos::deep_copy(space, result.view(), temporary.view());
+    if (accumulate) {
+      using compute_type = gemm_compute_t<Compute, typename R::view_type>;
+      scaled_copy(space, compute_type(1), temporary.view(), result.view(), compute_type(1));
+    } else {
+      Kokkos::deep_copy(space, result.view(), temporary.view());
+    }
     space.fence();
   }
 }
