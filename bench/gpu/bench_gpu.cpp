@@ -1,9 +1,8 @@
-// bench_gpu (scripts/gpu-check; bench/gpu/peers.py adds PyTorch): ordo's kernels on Kokkos' default
-// execution space beside the floors they should approach on the same device: a device copy, a plain
-// Kokkos::parallel_reduce, a device memset and the planned products by hand through ordo::gemm.
-// Each item: 3 warm-up calls, then rounds of 10 calls fenced once until 10 rounds and --min-seconds;
-// its time is the median round over 10. One JSON line per item (--out FILE, else stdout): group,
-// case, contender, seconds, q1, q3, bytes (moved at least; 0: no bandwidth), note.
+// bench_gpu (scripts/gpu-check; bench/gpu/peers.py adds PyTorch): ordo's kernels on Kokkos' default execution
+// space beside the floors they should approach there: a device copy, a plain Kokkos::parallel_reduce, a device
+// memset and the planned products by hand through ordo::gemm. Each item: 3 warm-up calls, then rounds of 10 calls
+// fenced once until 10 rounds and --min-seconds; its time is the median round over 10. One JSON line per item
+// (--out FILE, else stdout): group, case, contender, seconds, q1, q3, bytes (moved at least; 0: none), note.
 //   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T]
 #include "bench_support.hpp"
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch on bench_gpu's shapes and device, then the tables of both with ratios (scripts/gpu-check).
 
-Timed as bench_gpu times: 3 warm-up calls, rounds of 10 calls synchronized once, the median round
-over 10. Peers write into preallocated outputs where PyTorch has `out=` variants. Data are uniform in
-[-1, 1) (batch norm inputs shifted by 0.01 per channel) from PyTorch's generator.
+Timed as bench_gpu times (3 warm-up calls, rounds of 10 calls synchronized once, the median round over 10),
+into preallocated outputs where PyTorch has `out=` variants, on data uniform in [-1, 1) (batch norm inputs
+shifted by 0.01 per channel) from PyTorch's generator.
 """
 import argparse
 import json
@@ -121,8 +121,7 @@ def main():
     parser.add_argument("--scale", type=int, default=1, help="divides the big sizes, as bench_gpu's")
     parser.add_argument("--min-seconds", type=float, default=0.4)
     args = parser.parse_args()
-    with open(args.ordo) as f:
-        ordo_rows = [json.loads(line) for line in f if line.strip()]
+    ordo_rows = [json.loads(line) for line in open(args.ordo) if line.strip()]
     device_name = torch.cuda.get_device_name() if args.device == "cuda" else "CPU"
     print(f"peers.py: PyTorch {torch.__version__} on {device_name}", file=sys.stderr)
     peer_rows = peers(args.device, args.scale, args.min_seconds)
@@ -131,8 +130,7 @@ def main():
             f.writelines(json.dumps(r) + "\n" for r in peer_rows)
     text = tables(ordo_rows, peer_rows, f"{device_name}, PyTorch {torch.__version__}")
     if args.tables:
-        with open(args.tables, "w") as f:
-            f.write(text)
+        open(args.tables, "w").write(text)
     print(text)
 
 
