@@ -213,6 +213,8 @@ template <class Operand, class Scalar>
   requires product_operand<Operand> && product_scalar<Scalar>
 auto operator/(Operand&& operand, const Scalar& s) {
   using scalar_type = typename detail::product_of_t<std::remove_cvref_t<Operand>>::scalar_type;
+  static_assert(std::is_floating_point_v<scalar_type>,
+                "ordo: a / s requires a floating-point scalar type (for integers 1 / s would round to 0)");
   return (scalar_type(1) / static_cast<scalar_type>(s)) * std::forward<Operand>(operand);
 }
 

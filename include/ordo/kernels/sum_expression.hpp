@@ -277,6 +277,8 @@ template <class Scalar, class... Terms>
   requires product_scalar<Scalar>
 auto operator/(const sum_expression<Terms...>& sum, const Scalar& s) {
   using scalar = typename sum_expression<Terms...>::scalar_type;
+  static_assert(std::is_floating_point_v<scalar>,
+                "ordo: a / s requires a floating-point scalar type (for integers 1 / s would round to 0)");
   return (scalar(1) / static_cast<scalar>(s)) * sum;
 }
 template <class... Terms>
