@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -591,6 +592,51 @@ TEST_CASE_TEMPLATE_DEFINE("sums of products, C += A*B, C -= A*B, division by a s
                        std::invalid_argument);
 }
 ORDO_TEST_ALL_SPACES(sums_id);
+
+// A run-time number of operands (issue 28): planned from the run-time extents, one workspace.
+TEST_CASE_TEMPLATE_DEFINE("evaluate_chain of a std::vector: planned at run time, exact, one workspace",
+                          ExecutionSpace, range_id) {
+  std::mt19937_64 rng(2807);
+  const std::vector<std::size_t> dims{7, 30, 2, 40, 3, 25};
+  std::vector<dyn<ExecutionSpace>> chain;
+  exact_matrix expected;
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+    const exact_matrix e = random_exact(dims[i], dims[i + 1], rng);
+    chain.emplace_back(dims[i], dims[i + 1]);
+    fill(chain.back(), e);
+    expected = i == 0 ? e : exact_product(expected, e);
+  }
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    const auto product = ordo::evaluate_chain(chain);
+    CHECK(equals(product, expected));
+    // The result and the planned workspace, nothing else.
+    const auto plan = ordo::plan_chain(dims);
+    CHECK(recorder.allocated_bytes() == (7 * 25 + plan.peak_temporary_elements()) * sizeof(double));
+  }
+  // Backpropagation through time: twelve 4 x 4 Jacobians of one static type.
+  std::vector<ordo::matrix<double, 4, 4, ExecutionSpace>> jacobians(12);
+  exact_matrix jacobian_product;
+  for (std::size_t t = 0; t < jacobians.size(); ++t) {
+    std::uniform_int_distribution<int> d(-1, 1);
+    exact_matrix e{4, 4, std::vector<std::int64_t>(16)};
+    for (auto& v : e.values) v = d(rng);
+    fill(jacobians[t], e);
+    jacobian_product = t == 0 ? e : exact_product(jacobian_product, e);
+  }
+  CHECK(equals(ordo::evaluate_chain(jacobians), jacobian_product));
+  // One matrix: a copy. None, or neighbours that do not conform: refused by name.
+  const auto single = ordo::evaluate_chain(std::span(chain.data() + 1, 1));
+  CHECK(single.rows() == 30);
+  CHECK(single.view().data() != chain[1].view().data());
+  CHECK_THROWS_WITH_AS(ordo::evaluate_chain(std::vector<dyn<ExecutionSpace>>{}),
+                       "ordo::evaluate_chain: the range holds no matrix", std::invalid_argument);
+  std::swap(chain[1], chain[2]);
+  CHECK_THROWS_WITH_AS(ordo::evaluate_chain(chain),
+                       "ordo::evaluate_chain: A1 is 7x30 but A2 is 2x40 (inner extents 30 != 2)",
+                       std::invalid_argument);
+}
+ORDO_TEST_ALL_SPACES(range_id);
 
 // The caller's own memory, used in place (host spaces: a std::vector lives in host memory).
 TEST_CASE("ordo::borrowed wraps a pointer or a std::vector without copying") {

@@ -16,7 +16,9 @@ TEST_CASE_TEMPLATE_DEFINE("ordo::matrix: static and dynamic extents, shapes the 
                                Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>>);
   static_assert(ordo::statically_shaped<fixed> && !ordo::statically_shaped<rows_dynamic>);
   static_assert(ordo::chain_cost_v<fixed, ordo::matrix<double, 4, 5, ExecutionSpace>> == 3 * 4 * 5);
-  static_assert(std::is_default_constructible_v<fixed> && !std::is_default_constructible_v<rows_dynamic>);
+  // Default construction: a static matrix allocates; a dynamic one is empty until a product is
+  // assigned to it (issue 28).
+  static_assert(std::is_default_constructible_v<fixed> && std::is_default_constructible_v<rows_dynamic>);
   static_assert(std::is_constructible_v<rows_dynamic, std::size_t> && !std::is_constructible_v<fixed, std::size_t>);
   static_assert(std::is_constructible_v<both_dynamic, std::size_t, std::size_t>);
   static_assert(ordo::any_matrix<const fixed&> && !ordo::any_matrix<int>);
@@ -29,6 +31,9 @@ TEST_CASE_TEMPLATE_DEFINE("ordo::matrix: static and dynamic extents, shapes the 
   CHECK(x.rows() == 17);
   CHECK(x.cols() == 64);
   CHECK(x.shape().rows() == 17);
+  const rows_dynamic empty;
+  CHECK(empty.rows() == 0);
+  CHECK(empty.cols() == 64);
   const both_dynamic y(5, 6);
   CHECK(y.rows() == 5);
   CHECK(y.cols() == 6);

@@ -5,6 +5,7 @@
 // products,
 // reductions and masks on any Kokkos execution space.
 #include <ordo/kernels/chain_expression.hpp>
+#include <ordo/kernels/evaluate_chain.hpp>
 #include <ordo/kernels/execution.hpp>
 #include <ordo/kernels/expression.hpp>
 #include <ordo/kernels/gemm.hpp>
@@ -13,6 +14,7 @@
 #include <ordo/kernels/multiply.hpp>
 #include <ordo/kernels/exact_sum.hpp>
 #include <ordo/kernels/reduce.hpp>
+#include <ordo/kernels/sum_expression.hpp>
 #include <ordo/kernels/transpose.hpp>
 
 #endif
