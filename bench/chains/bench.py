@@ -1,8 +1,8 @@
 """Products of several matrices against peers: chain evaluation (chain_eval) and `*` (expression).
 
-bench_chains times hand-ordered OpenBLAS (the floor), ordo, Eigen and Armadillo, this file as a script
-numpy on the same inputs (regenerated bit for bit), 2 threads each, the processes in alternating rounds
-(chain_eval adds OMP_WAIT_POLICY=passive and draws docs/chain_eval.png); results must agree to 1e-10.
+bench_chains times hand-ordered OpenBLAS (the floor), ordo, Eigen and Armadillo, this file as a script numpy on
+the same inputs (regenerated bit for bit), 2 threads each, the processes in alternating rounds (chain_eval adds
+OMP_WAIT_POLICY=passive and draws docs/chain_eval.png); results must agree to 1e-10.
 """
 
 import functools
@@ -16,9 +16,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import ordo_bench as ob  # noqa: E402
 
-TARGETS = ("bench_chains",)
-WATCH = ("include", "bench/chains")
-SEED = 20240601  # chains.hpp's
+TARGETS, WATCH, SEED = ("bench_chains",), ("include", "bench/chains"), 20240601  # SEED: chains.hpp's
 NAMES = {"blas": "hand-ordered OpenBLAS", "ordo_multiply": "ordo (BLAS)", "ordo_portable": "ordo (portable)",
          "ordo": "ordo (dynamic)", "ordo_static": "ordo (static)", "eigen": "Eigen", "armadillo": "Armadillo",
          "numpy_matmul": "numpy `@`", "numpy_multi_dot": "numpy multi_dot", "blas_into": "hand-ordered OpenBLAS, into",
@@ -38,10 +36,8 @@ FORMULAS = {"hth_x": ("Hᵀ·H·x", "H x"), "hty_xth": ("Hᵀ·y·xᵀ·H", "H y
 
 def options(p):
     p.add_argument("--sections", default="chain_eval,expression", help="of docs/performance.md, comma-separated")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--block-seconds", type=float, default=0.25, help="per contender and round, at least")
-    p.add_argument("--settle-seconds", type=float, default=0.3, help="pause before each contender's block")
-    p.add_argument("--min-reps", type=int, default=3)
+    # Per round and process, each contender: a pause (settle), then timed runs (>= min_reps, >= block seconds).
+    p.set_defaults(rounds=3, block_seconds=0.25, settle_seconds=0.3, min_reps=3)
 
 
 def smoke(args):
@@ -57,9 +53,9 @@ class Results:
     def add(self, records, diagnostic=False):
         for r in records:
             if "contender" in r:
-                self.samples.setdefault((diagnostic, r["case"], r["contender"]), []).extend(r["samples"])
-                self.diffs[r["case"], r["contender"]] = max(self.diffs.get((r["case"], r["contender"]), 0.0),
-                                                            r["difference"])
+                key = r["case"], r["contender"]
+                self.samples.setdefault((diagnostic, *key), []).extend(r["samples"])
+                self.diffs[key] = max(self.diffs.get(key, 0.0), r["difference"])
             else:
                 (self.cases.setdefault(r["case"], r) if "case" in r else self.info.update(r))
 
@@ -72,7 +68,7 @@ def measure(ctx):
 
 
 def measure_section(ctx, a, name):
-    """One section: rounds of bench_chains (and its passive pass) and numpy, checks, text, plot."""
+    """One section: rounds of bench_chains (and its passive pass) and numpy, checks, plot, text."""
     cases, smoke_cases, cpp, numpy, diagnostic = SECTIONS[name]
     cases = (smoke_cases if a.smoke else cases).split(",")
     kinds = ["cpp", "diagnostic", "numpy"] if diagnostic else ["cpp", "numpy"]
@@ -84,7 +80,7 @@ def measure_section(ctx, a, name):
                 ob.log("%s round %d/%d: %s (load average %.2f)" % (name, r + 1, a.rounds, kind, ob.loadavg()))
                 if kind == "numpy":
                     spec = dict(cases=[res.cases[c] for c in cases], contenders=numpy, timing=timing[1::2], folder=tmp)
-                    res.add(ob.json_lines(ob.run(["/usr/bin/python3", os.path.abspath(__file__)], input=json.dumps(spec),
+                    res.add(ob.json_lines(ob.run(["/usr/bin/python3", __file__], input=json.dumps(spec),
                                                  stdout=subprocess.PIPE, text=True, env=ob.thread_env()).stdout))
                     continue
                 passive = dict(OMP_WAIT_POLICY="passive") if kind == "diagnostic" else {}
@@ -96,23 +92,18 @@ def measure_section(ctx, a, name):
     if name == "chain_eval":
         plot(res, cases, ctx.loads[0], os.path.join(*(
             (ob.BUILD, "chain_eval_smoke.png") if a.no_docs else (ob.ROOT, "docs", "chain_eval.png"))))
-    text = (chain_eval_text if name == "chain_eval" else expression_text)(res, [res.cases[c] for c in cases], a)
     i = res.info
+    lines = (chain_eval_text if name == "chain_eval" else expression_text)(res, [res.cases[c] for c in cases]) + [
+        "- %s%d rounds; per round and process each contender gets a %g s pause, one warm-up run, then timed runs until "
+        ">= %d runs and >= %g s (at most 2000)." % ("Seed %d. " % SEED if name == "chain_eval" else "", a.rounds,
+                                                   a.settle_seconds, a.min_reps, a.block_seconds),
+        "- Threads: OMP_NUM_THREADS=2 (Kokkos::OpenMP concurrency %d), OPENBLAS_NUM_THREADS=2 "
+        "(openblas_get_num_threads() = %d), Eigen::nbThreads() = %d, OMP_PROC_BIND=false." % (
+            i["kokkos_threads"], i["openblas_threads"], i["eigen_threads"])]
     software = ("%s, `-O3 -DNDEBUG -march=native` (CMake Release); Kokkos %s; Eigen %s; Armadillo %s; %s; Python %s, "
                 "numpy %s" % (ob.machine()["cxx"], i["kokkos"], i["eigen"], i["armadillo"].split(" ")[0],
                               i["openblas"].strip(), i["python"], i["numpy"]))
-    return ob.Section(name, text, software)
-
-
-def common_lines(res, a, prefix=""):
-    i = res.info
-    return [
-        "- %s%d rounds; per round and process each contender gets a %g s pause, one warm-up run, then timed runs until "
-        ">= %d runs and >= %g s (at most 2000)." % (prefix, a.rounds, a.settle_seconds, a.min_reps, a.block_seconds),
-        "- Threads: OMP_NUM_THREADS=2 (Kokkos::OpenMP concurrency %d), OPENBLAS_NUM_THREADS=2 "
-        "(openblas_get_num_threads() = %d), Eigen::nbThreads() = %d, OMP_PROC_BIND=false." % (
-            i["kokkos_threads"], i["openblas_threads"], i["eigen_threads"]),
-    ]
+    return ob.Section(name, "\n".join(lines), software)
 
 
 def agreement(res):
@@ -121,8 +112,8 @@ def agreement(res):
 
 
 def versus(st, case, peer, mine, judged=True, strict=False):
-    """(verdict, met) of ordo contender mine against peer: at least as fast (strict: faster); judged
-    False: the peer's order takes no more multiplications, not a goal (met None)."""
+    """(verdict, met) of ordo contender mine against peer: at least as fast (strict: faster); not a goal (met None)
+    unless judged (the peer's order takes more multiplications)."""
     p, o = st(case, peer)["median"], st(case, mine)["median"]
     met = (o < p if strict else o <= p) if judged else None
     return "%s %s vs %s %s: %.2fx%s" % (
@@ -147,15 +138,16 @@ def goal_lines(rows, what):
         "", "**Overall: %s.**" % ("goal met on every " + what if all(ok) else "goal not met everywhere; see above")]
 
 
-def chain_eval_text(st, chains, a):
-    goal, cols = 1.1, ["blas", "ordo_multiply", "ordo_portable", "eigen", "armadillo", "numpy_multi_dot"]
-    t = ob.fmt_time
+def chain_eval_text(st, chains):
+    goal, t = 1.1, ob.fmt_time
+    cols = ["blas", "ordo_multiply", "ordo_portable", "eigen", "armadillo", "numpy_multi_dot"]
 
     def cell(ch, k, stat="median", passive=None):
         m, floor = st(ch["case"], k, bool(passive))[stat], st(ch["case"], "blas", bool(passive))[stat]
         if passive is not None:
             return "%.2fx (%s vs %s)" % (m / floor, t(m), t(floor))
-        return "%.2fx" % (m / floor) if stat == "min" else "%s (%s)" % (t(m), "%.2fx" % (m / floor) if k != "blas" else 1)
+        r = "%.2fx" % (m / floor)
+        return r if stat == "min" else "%s (%s)" % (t(m), r if k != "blas" else 1)
 
     goal_chains = [ch for ch in chains if ch["cost"] >= 10**7]
     lines = [
@@ -164,14 +156,14 @@ def chain_eval_text(st, chains, a):
                    ob.fmt_count(ch["left_to_right_cost"], " ")] + [cell(ch, k) for k in cols] for ch in chains]),
         "", agreement(st), "", "![median time over hand-ordered OpenBLAS, per chain and contender](chain_eval.png)", "",
         "### Goals", "",
-        "Goal: on every chain with >= 10^7 multiplications (%s), ordo (`ordo::multiply`, BLAS path) is at least as fast "
-        "as every peer (Eigen, Armadillo, numpy) and within %.1fx of hand-ordered OpenBLAS." % (
+        "Goal: on every chain with >= 10^7 multiplications (%s), ordo (`ordo::multiply`, BLAS path) is at least as "
+        "fast as every peer (Eigen, Armadillo, numpy) and within %.1fx of hand-ordered OpenBLAS." % (
             ", ".join(ch["case"] for ch in goal_chains), goal), "",
     ]
     lines += goal_lines([(ch["case"], [versus(st, ch["case"], peer, "ordo_multiply") for peer in (
         "eigen", "armadillo", "numpy_multi_dot")] + [within(st, ch["case"], "ordo_multiply", "blas", goal)])
         for ch in goal_chains], "chain")
-    return "\n".join(lines + [
+    return lines + [
         "", "### Fastest runs", "", "Each contender's fastest run over hand-ordered OpenBLAS's fastest run:", "",
         ob.table(["chain"] + [NAMES[k] for k in cols[1:]], [[ch["case"]] + [cell(ch, k, "min") for k in cols[1:]]
                                                            for ch in chains]),
@@ -182,26 +174,20 @@ def chain_eval_text(st, chains, a):
                                   for k in ("ordo_multiply", "ordo_uninitialized")] for ch in chains]),
         "", "### Chains", ""] + ["- `%s`: dims %s; optimal order `%s`." % (
             ch["case"], ", ".join(map(str, ch["dims"])), ch["order"]) for ch in chains] + [""]
-        + common_lines(st, a, "Seed %d. " % SEED))
 
 
 def armadillo_cost(d):
-    """Multiplications of Armadillo 11's order for A1 ... Ak (glue_times_meat.hpp): 3 operands: (AB)C when
-    AB has at most BC's elements, else A(BC); 4: (ABC)D when ABC has at most BCD's elements, else A(BCD),
-    each triple by the 3-operand rule; more: the first k - 1 operands by these rules, then the last."""
-    k = len(d) - 1
-    if k == 2:
+    """Multiplications of Armadillo 11's order for A1 ... Ak (glue_times_meat.hpp): for k = 3 or 4, (A1...Ak-1)Ak
+    when A1...Ak-1 has at most A2...Ak's elements, else A1(A2...Ak), each part by the same rules; for k > 4, the
+    first k - 1 operands by these rules, then the last."""
+    if len(d) == 3:
         return d[0] * d[1] * d[2]
-    if k == 3:
-        return (d[0] * d[1] * d[2] + d[0] * d[2] * d[3] if d[0] * d[2] <= d[1] * d[3]
-                else d[1] * d[2] * d[3] + d[0] * d[1] * d[3])
-    if k == 4:
-        return (armadillo_cost(d[:4]) + d[0] * d[3] * d[4] if d[0] * d[3] <= d[1] * d[4]
-                else armadillo_cost(d[1:]) + d[0] * d[1] * d[4])
-    return armadillo_cost(d[:-1]) + d[0] * d[-2] * d[-1]
+    if len(d) > 5 or d[0] * d[-2] <= d[1] * d[-1]:
+        return armadillo_cost(d[:-1]) + d[0] * d[-2] * d[-1]
+    return armadillo_cost(d[1:]) + d[0] * d[1] * d[-1]
 
 
-def expression_text(st, cases, a):
+def expression_text(st, cases):
     goal, new, into = 1.05, ["blas", "ordo", "ordo_static", "eigen", "armadillo", "numpy_matmul", "numpy_multi_dot"], \
         ["blas_into", "ordo_into", "eigen_noalias"]
     # Each peer, the ordo contender it is held against, and the multiplications of the peer's order.
@@ -220,17 +206,15 @@ def expression_text(st, cases, a):
     def ratio(c, num, den, bold=False):
         return ("**%.2f**" if bold else "%.2f") % (med(c, num) / med(c, den))
 
-    def mults(x):
-        return "%.3g" % x if x >= 1e6 else ob.fmt_count(x, " ")
-
     lines = [
         "### Times", "",
         "Median time; in parentheses its ratio to hand-ordered OpenBLAS's (new results) or to hand-ordered OpenBLAS "
-        "into a preallocated result (the three `into` columns). Multiplications: of the optimal order (ordo, multi_dot, "
-        "hand-ordered), of left to right (Eigen, `@`) and of Armadillo's order.", "",
+        "into a preallocated result (the three `into` columns). Multiplications: of the optimal order (ordo, "
+        "multi_dot, hand-ordered), of left to right (Eigen, `@`) and of Armadillo's order.", "",
         ob.table(["case", "mults: optimal / left to right / Armadillo"] + [NAMES[k] for k in new + into],
                  [["`%s` %s" % (c["label"], c["formula"]),
-                   " / ".join(mults(c[k]) for k in ("cost", "left_to_right_cost", "armadillo"))]
+                   " / ".join("%.3g" % c[k] if c[k] >= 1e6 else ob.fmt_count(c[k], " ")
+                              for k in ("cost", "left_to_right_cost", "armadillo"))]
                   + ["%s (%.2fx)" % (ob.fmt_time(med(c, k)), med(c, k) / med(c, floor))
                      for ks, floor in ((new, "blas"), (into, "blas_into")) for k in ks] for c in cases]),
         "", "### Ratios", "",
@@ -244,10 +228,10 @@ def expression_text(st, cases, a):
         "Goal (issue 17): ordo faster than every peer whose order takes more multiplications, and never slower than "
         "%.2fx hand-ordered OpenBLAS." % goal, "",
     ]
-    lines += goal_lines([("`%s`" % c["label"], [versus(st, c["case"], peer, mine, c[cost] > c["cost"], strict=True)
-                                              for peer, mine, cost in peers]
-                          + [within(st, c["case"], mine, floor, goal) for mine, floor in floors]) for c in cases], "case")
-    return "\n".join(lines + [
+    lines += goal_lines([("`%s`" % c["label"], [versus(st, c["case"], p, m, c[cost] > c["cost"], strict=True)
+                                              for p, m, cost in peers]
+                          + [within(st, c["case"], m, f, goal) for m, f in floors]) for c in cases], "case")
+    return lines + [
         "", "### Diagnostic: allocation", "",
         "Hand-ordered OpenBLAS with its intermediates and result allocated 2 MiB-aligned and advised "
         "`madvise(MADV_HUGEPAGE)` when they reach 4 MiB (what numpy does), over plain hand-ordered OpenBLAS and over "
@@ -260,13 +244,12 @@ def expression_text(st, cases, a):
             ", ".join(map(str, c["dims"])), c["order"], "" if c["static_order"] in ("", c["order"]) else
             "; **static plan differs: `%s`**" % c["static_order"]) for c in cases] + [
         "", "- `random_16`: dims uniform in [16, 2048] from splitmix64 seeded with %d, fixed at compile time. Inputs: "
-        "seed %d; numpy regenerates them bit for bit (checked by fingerprint)." % (SEED, SEED)] + common_lines(st, a))
+        "seed %d; numpy regenerates them bit for bit (checked by fingerprint)." % (SEED, SEED)]
 
 
 def plot(st, chains, load, path):
     """Grouped bars: each contender's median over the floor's, per chain; whiskers: its interquartile range."""
     import matplotlib
-
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     bars = dict(ordo_multiply="#1f77b4", ordo_portable="#aec7e8", eigen="#d62728", armadillo="#2ca02c",
@@ -278,7 +261,8 @@ def plot(st, chains, load, path):
         top = max([top] + [e["q3"] / f for e, f in s])
         ax.bar([i - 0.4 + width * (b + 0.5) for i in range(len(chains))], [e["median"] / f for e, f in s], width,
                yerr=[[(e["median"] - e["q1"]) / f for e, f in s], [(e["q3"] - e["median"]) / f for e, f in s]],
-               label=NAMES[key], color=color, edgecolor="black", linewidth=0.4, error_kw={"elinewidth": 0.7, "capsize": 1.5})
+               label=NAMES[key], color=color, edgecolor="black", linewidth=0.4,
+               error_kw={"elinewidth": 0.7, "capsize": 1.5})
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(1.1, color="black", linewidth=0.8, linestyle="--", label="1.1 x the floor (goal)")
     ax.set(yscale="log", ylim=(None, top * 12), ylabel="median time / hand-ordered OpenBLAS (log scale)",

@@ -1,17 +1,12 @@
-// bench_chains: products of several matrices in double precision, every contender on the same inputs
-// (bench/chains/bench.py runs it, and numpy). blas (the floor): hand-ordered OpenBLAS, dgemm_ in
-// ordo::plan_chain's order (GEMVs and GER by hand for hth_x, hty_xth), buffers allocated inside the
-// timed region; blas_into: into a result allocated beforehand; blas_hugepages: buffers of 4 MiB and
-// more advised MADV_HUGEPAGE. ordo: `auto r = ordo::evaluate(ordo::transpose(h) * h * x);`;
-// ordo_static: static extents; ordo_into: into r allocated beforehand; on chains ordo_multiply
-// (ordo::multiply), ordo_portable (gemm_backend::portable), ordo_uninitialized (ordo::chain into r
-// allocated WithoutInitializing). eigen, eigen_noalias, armadillo: peers.cpp.
-// Options: --cases, --contenders (blas always), --rotate R, --block-seconds, --settle-seconds,
-// --min-reps, --out-dir DIR (blas's results, DIR/<case>.f64). Prints JSON lines: versions; per case
-// its chain, operands and plan; per contender its relative difference from blas and the samples of
-// one block (a pause, then ordo_bench::time_calls), the contenders in turn from the R-th.
+// bench_chains: products of several matrices in double precision, every contender on the same inputs. blas (the
+// floor): hand-ordered OpenBLAS, dgemm_ in ordo::plan_chain's order (GEMVs and GER for hth_x, hty_xth), buffers
+// allocated in the timed region; blas_into: into a result allocated beforehand; blas_hugepages: buffers of 4 MiB
+// and more MADV_HUGEPAGE. ordo: `auto r = ordo::evaluate(ordo::transpose(h) * h * x);`, ordo_static (static
+// extents), ordo_into; on chains ordo_multiply, ordo_portable (gemm_backend::portable), ordo_uninitialized
+// (ordo::chain into r allocated WithoutInitializing). eigen, eigen_noalias, armadillo: peers.cpp. Prints JSON
+// lines: versions; per case its chain, operands and plan; per contender its relative difference from blas and
+// the samples of one block (a pause, then time_calls), the contenders in turn from the --rotate-th.
 
-#include "bench_support.hpp"
 #include "chains.hpp"
 
 #include <ordo/ordo.hpp>
@@ -20,7 +15,9 @@
 
 #include <sys/mman.h>
 
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,26 +34,21 @@ extern "C" char* openblas_get_config(void);
 namespace chains {
 namespace {
 
-// ---- hand-ordered OpenBLAS ---------------------------------------------------------------------
+constexpr double one = 1.0, zero = 0.0;
 
 // Row-major C (rows x cols) = A B, inner extent k: column-major C^T = B^T A^T.
 void gemm_rm(std::size_t rows, std::size_t cols, std::size_t k, const double* a, const double* b, double* c) {
   const int m_ = static_cast<int>(cols), n_ = static_cast<int>(rows), k_ = static_cast<int>(k);
-  const double one = 1.0, zero = 0.0;
   dgemm_("N", "N", &m_, &n_, &k_, &one, b, &m_, a, &k_, &zero, c, &m_);
 }
 
 // y = op(A) x for A stored row-major, n x n.
 void gemv_rm(bool t, std::size_t n, const double* a, const double* x, double* y) {
   const int r = static_cast<int>(n), inc = 1;
-  const double one = 1.0, zero = 0.0;
   dgemv_(t ? "N" : "T", &r, &r, &one, a, &r, x, &inc, &zero, y, &inc);
 }
 
-struct free_deleter {
-  void operator()(double* p) const noexcept { std::free(p); }
-};
-using buffer = std::unique_ptr<double[], free_deleter>;
+using buffer = std::unique_ptr<double[], decltype([](double* p) { std::free(p); })>;
 
 // From malloc; with huge_pages, buffers of 4 MiB and more 2 MiB-aligned and MADV_HUGEPAGE, as numpy's.
 buffer uninitialized_buffer(std::size_t elements, bool huge_pages = false) {
@@ -84,7 +76,6 @@ void blas_product(const case_data& c, std::span<const ordo::planned_product> pla
     gemv_rm(true, n, data(0), data(2), v.get());
     std::memset(result, 0, n * n * sizeof(double));
     const int nn = static_cast<int>(n), inc = 1;
-    const double one = 1.0;
     dger_(&nn, &nn, &one, v.get(), &inc, u.get(), &inc, result, &nn);
   } else {  // a chain: the planned products in turn, the root into result
     const std::size_t k = c.operands.size();
@@ -104,8 +95,8 @@ void blas_product(const case_data& c, std::span<const ordo::planned_product> pla
 }
 
 // blas (a new result each call), blas_into (one allocated beforehand), blas_hugepages.
-void blas_contenders(const case_data& c, const ordo::chain_plan<ordo::dynamic>& p,
-                     const std::vector<std::string>& selected, contenders& out) {
+void blas_contenders(const case_data& c, const ordo::chain_plan<ordo::dynamic>& p, const names& selected,
+                     contenders& out) {
   auto plan = std::make_shared<const std::vector<ordo::planned_product>>(p.products().begin(), p.products().end());
   const std::size_t size = c.dims.front() * c.dims.back();
   const auto make = [&](const char* name, bool fresh, bool huge) {
@@ -127,50 +118,37 @@ void blas_contenders(const case_data& c, const ordo::chain_plan<ordo::dynamic>& 
 using space = Kokkos::OpenMP;
 
 template <bool Static>
-struct ordo_load {
-  template <class S>
-  auto operator()(S, const operand& o) const {
-    constexpr std::size_t rows = Static ? S::rows : ordo::dynamic, cols = Static || S::vector ? S::cols : ordo::dynamic;
-    using M = ordo::matrix<double, rows, cols, space>;
-    M a = [&] {
-      if constexpr (Static) return M(ordo::uninitialized);
-      else if constexpr (S::vector) return M(ordo::uninitialized, o.rows);
-      else return M(ordo::uninitialized, o.rows, o.cols);
-    }();
-    for (std::size_t i = 0; i < o.rows; ++i) {
-      for (std::size_t j = 0; j < o.cols; ++j) a(i, j) = o.values[i * o.cols + j];
-    }
-    return a;
-  }
+constexpr auto ordo_load = []<class S>(S, const operand& o) {
+  constexpr std::size_t rows = Static ? S::rows : ordo::dynamic, cols = Static || S::vector ? S::cols : ordo::dynamic;
+  using M = ordo::matrix<double, rows, cols, space>;
+  M a = [&] {
+    if constexpr (Static) return M(ordo::uninitialized);
+    else if constexpr (S::vector) return M(ordo::uninitialized, o.rows);
+    else return M(ordo::uninitialized, o.rows, o.cols);
+  }();
+  for (std::size_t e = 0; e < o.values.size(); ++e) a(e / o.cols, e % o.cols) = o.values[e];
+  return a;
 };
 
 template <class M>
 std::vector<double> values_of(const M& r) {
   std::vector<double> out;
-  for (std::size_t i = 0; i < r.rows(); ++i) {
-    for (std::size_t j = 0; j < r.cols(); ++j) out.push_back(r(i, j));
-  }
+  for (std::size_t e = 0; e < r.rows() * r.cols(); ++e) out.push_back(r(e / r.cols(), e % r.cols()));
   return out;
-}
-
-// A contender that keeps f()'s result, a new one each call.
-template <class F>
-contender keeping(std::string name, F f) {
-  auto r = std::make_shared<std::optional<decltype(f())>>();
-  return {std::move(name), [r, f] { *r = f(); }, [r] { return values_of(**r); }};
 }
 
 // ordo's contenders; the expression is built inside the timed region, as a user's code builds it.
 template <class Case, bool Static>
-void ordo_contenders(const case_data& c, const std::vector<std::string>& selected, contenders& out, std::string& order) {
+void ordo_contenders(const case_data& c, const names& selected, contenders& out, std::string& order) {
   if (Static && !wanted(selected, "ordo_static")) return;
-  const auto ops = std::make_shared<const decltype(load_operands<Case>(c, ordo_load<Static>{}))>(
-      load_operands<Case>(c, ordo_load<Static>{}));
+  const auto ops = std::make_shared<const decltype(load_operands<Case>(c, ordo_load<Static>))>(
+      load_operands<Case>(c, ordo_load<Static>));
   const auto product = [ops] {
     return with_product<Case>(*ops, [](const auto& a) { return ordo::transpose(a); }, [](auto&& e) { return e; });
   };
-  const auto add = [&](const char* name, auto f) {
-    if (wanted(selected, name)) out.push_back(keeping(name, f));
+  const auto add = [&](const char* name, auto f) {  // a contender that keeps f()'s result, a new one each call
+    auto r = std::make_shared<std::optional<decltype(f())>>();
+    if (wanted(selected, name)) out.push_back({name, [r, f] { *r = f(); }, [r] { return values_of(**r); }});
   };
   using expression = decltype(product());
   if constexpr (Static) {
@@ -205,10 +183,8 @@ void ordo_contenders(const case_data& c, const std::vector<std::string>& selecte
 
 std::uint64_t fingerprint(const std::vector<double>& v) {  // sum of mix(bits ^ index * gamma) mod 2^64
   std::uint64_t sum = 0;
-  for (std::size_t e = 0; e < v.size(); ++e) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &v[e], sizeof bits);
-    sum += splitmix64::mix(bits ^ (static_cast<std::uint64_t>(e) * splitmix64::gamma));
+  for (std::uint64_t e = 0; e < v.size(); ++e) {
+    sum += splitmix64::mix(std::bit_cast<std::uint64_t>(v[e]) ^ (e * splitmix64::gamma));
   }
   return sum;
 }
@@ -231,7 +207,7 @@ std::string join(const R& range, F f) {
 }
 
 // Builds case `name` with its inputs and contenders; prints its JSON line.
-contenders make_case(const std::string& name, const std::vector<std::string>& selected, case_data& c) {
+contenders make_case(const std::string& name, const names& selected, case_data& c) {
   const auto index = static_cast<std::uint64_t>(std::ranges::find(case_names, name) - case_names.begin());
   const auto pair = [](auto a, auto b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; };
   contenders out;
@@ -241,9 +217,12 @@ contenders make_case(const std::string& name, const std::vector<std::string>& se
     c = {name, {}, {Case::dims.begin(), Case::dims.end()}};
     for (std::size_t i = 0; i < Case::extents.size(); ++i) {
       const auto [rows, cols] = Case::extents[i];
+      // Uniform in [-1, 1) times sqrt(3 / cols), so that products keep entries of order one.
       std::vector<double> values(rows * cols);
       const std::uint64_t stream = splitmix64::mix(seed ^ (index << 32) ^ i);
-      for (std::size_t e = 0; e < values.size(); ++e) values[e] = input_value(stream, e, cols);
+      for (std::size_t e = 0; e < values.size(); ++e) {
+        values[e] = (2.0 * ordo_bench::unit_double(splitmix64::at(stream, e)) - 1.0) * std::sqrt(3.0 / double(cols));
+      }
       c.operands.push_back({rows, cols, std::move(values)});
     }
     terms = join(Case::terms, [&](term t) { return pair(t.operand, t.transposed); });
@@ -254,8 +233,9 @@ contenders make_case(const std::string& name, const std::vector<std::string>& se
     return p;
   });
   for (contender& p : peers(c, selected)) out.push_back(std::move(p));
-  std::printf("{\"case\": \"%s\", \"index\": %llu, \"dims\": [%s], \"shapes\": [%s], \"fingerprints\": [%s], \"terms\": "
-              "[%s], \"cost\": %llu, \"left_to_right_cost\": %llu, \"order\": \"%s\", \"static_order\": \"%s\"}\n",
+  std::printf("{\"case\": \"%s\", \"index\": %llu, \"dims\": [%s], \"shapes\": [%s], \"fingerprints\": [%s], "
+              "\"terms\": [%s], \"cost\": %llu, \"left_to_right_cost\": %llu, \"order\": \"%s\", "
+              "\"static_order\": \"%s\"}\n",
               name.c_str(), static_cast<unsigned long long>(index),
               join(c.dims, [](std::size_t d) { return std::to_string(d); }).c_str(),
               join(c.operands, [&](const operand& o) { return pair(o.rows, o.cols); }).c_str(),

@@ -5,43 +5,30 @@
 // A1 ... Ak or an expression such as Hᵀ·H·x, with compile-time extents; inputs row-major doubles from
 // splitmix64 (bench.py regenerates them). Plain C++: peers.cpp (Eigen, Armadillo) sees no Kokkos.
 
-#include "bench_support.hpp"
+#include "bench_support.hpp"  // also <algorithm>, <functional>, <string>, <string_view>, <utility>, <vector>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstdint>
-#include <functional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 namespace chains {
 
 using ordo_bench::splitmix64;
 inline constexpr std::uint64_t seed = 20240601;
+using names = std::vector<std::string>;
 
 template <std::size_t Rows, std::size_t Cols, bool Vector = false>
-struct shape {
-  static constexpr std::size_t rows = Rows, cols = Cols;
-  static constexpr bool vector = Vector;
-};
+struct shape { static constexpr std::size_t rows = Rows, cols = Cols; static constexpr bool vector = Vector; };
 template <std::size_t N>
 using vec = shape<N, 1, true>;  // a vector operand
-struct term {
-  std::size_t operand;
-  bool transposed = false;
-};
+struct term { std::size_t operand; bool transposed = false; };
 
-// Shapes: a std::tuple of shapes; Terms: a std::array of terms; Static: with ordo's static contender.
-template <class Shapes, auto Terms, bool Static>
+// Shapes: a std::tuple of shapes; Terms: a std::array of terms; Static: with ordo's static contender;
+// Chain: A1 ... Ak, none transposed (for ordo::multiply and ordo::chain).
+template <class Shapes, auto Terms, bool Static, bool Chain = false>
 struct product_case {
   using shapes = Shapes;
   static constexpr auto terms = Terms;
-  static constexpr bool with_static = Static;
+  static constexpr bool with_static = Static, plain_chain = Chain;
   static constexpr auto extents = []<class... S>(std::tuple<S...>*) {
     return std::array<std::array<std::size_t, 2>, sizeof...(S)>{{{S::rows, S::cols}...}};
   }(static_cast<Shapes*>(nullptr));
@@ -50,17 +37,11 @@ struct product_case {
     for (std::size_t k = 0; k < Terms.size(); ++k) d[k + 1] = extents[Terms[k].operand][!Terms[k].transposed];
     return d;
   }();
-  // A1 ... Ak, none transposed: for ordo::multiply and ordo::chain.
-  static constexpr bool plain_chain = [] {
-    bool plain = std::tuple_size_v<Shapes> == Terms.size();
-    for (std::size_t k = 0; k < Terms.size(); ++k) plain = plain && Terms[k].operand == k && !Terms[k].transposed;
-    return plain;
-  }();
 };
 
 template <auto Dims, bool Static, std::size_t... I>
-product_case<std::tuple<shape<Dims[I], Dims[I + 1]>...>, std::array<term, sizeof...(I)>{term{I}...}, Static> chain_type(
-    std::index_sequence<I...>);
+product_case<std::tuple<shape<Dims[I], Dims[I + 1]>...>, std::array{term{I}...}, Static, true>
+chain_type(std::index_sequence<I...>);
 template <auto Dims, bool Static = false>
 using chain_case = decltype(chain_type<Dims, Static>(std::make_index_sequence<Dims.size() - 1>{}));
 
@@ -72,7 +53,7 @@ constexpr std::array<std::size_t, K + 1> random_dims(std::uint64_t state, std::s
   for (auto& e : d) e = lo + static_cast<std::size_t>(rng.next() % (hi - lo + 1));
   return d;
 }
-constexpr std::uint64_t chain_state(std::uint64_t c) { return splitmix64::mix(seed ^ (c << 32) ^ 0xd1b54a32d192ed03ULL); }
+constexpr std::uint64_t chain_state(std::uint64_t c) { return splitmix64::mix(seed ^ (c << 32) ^ 0xd1b54a32d192ed03); }
 
 inline constexpr std::size_t n = 3000, m = 600;
 inline constexpr std::array<std::size_t, 4> seed_dims{100, 5, 200, 20}, m_a_b{n, m, n, m}, a_b_m{n, n, n, m};
@@ -84,8 +65,8 @@ inline constexpr auto random_16 = random_dims<16>(chain_state(4), 16, 2048);
 inline constexpr auto random_16s = random_dims<16>(seed, 16, 2048);  // compile_time.md's chain too
 
 // The cases; the position picks the inputs' streams.
-inline const std::vector<std::string> case_names{"seed",  "clrs_x10", "six_1000", "random_8",  "random_16", "hth_x",
-                                                 "hty_xth", "m_a_b", "a_b_m",    "a_m1_m2_b", "random_16s"};
+inline const names case_names{"seed",  "clrs_x10", "six_1000", "random_8",  "random_16", "hth_x",
+                              "hty_xth", "m_a_b", "a_b_m",    "a_m1_m2_b", "random_16s"};
 
 template <class F>
 decltype(auto) visit_case(std::string_view name, F&& f) {
@@ -95,9 +76,10 @@ decltype(auto) visit_case(std::string_view name, F&& f) {
   if (name == "six_1000") return f(chain_case<six_1000>{});
   if (name == "random_8") return f(chain_case<random_8>{});
   if (name == "random_16") return f(chain_case<random_16>{});
-  if (name == "hth_x") return f(product_case<std::tuple<H, vec<n>>, std::array<term, 3>{{{0, true}, {0}, {1}}}, true>{});
+  using T = term;
+  if (name == "hth_x") return f(product_case<std::tuple<H, vec<n>>, std::array<T, 3>{{{0, true}, {0}, {1}}}, true>{});
   if (name == "hty_xth") {
-    return f(product_case<std::tuple<H, vec<n>, vec<n>>, std::array<term, 4>{{{0, true}, {1}, {2, true}, {0}}}, true>{});
+    return f(product_case<std::tuple<H, vec<n>, vec<n>>, std::array<T, 4>{{{0, true}, {1}, {2, true}, {0}}}, true>{});
   }
   if (name == "m_a_b") return f(chain_case<m_a_b, true>{});
   if (name == "a_b_m") return f(chain_case<a_b_m, true>{});
@@ -106,29 +88,11 @@ decltype(auto) visit_case(std::string_view name, F&& f) {
   throw std::invalid_argument("bench_chains: unknown case " + std::string(name));
 }
 
-// Element `index` (row-major) of an operand with `cols` columns, from stream mix(seed ^ (case << 32) ^
-// operand): uniform in [-1, 1) times sqrt(3 / cols), so that products keep entries of order one.
-inline double input_value(std::uint64_t stream, std::uint64_t index, std::size_t cols) noexcept {
-  const double unit = ordo_bench::unit_double(splitmix64::at(stream, index));
-  return (2.0 * unit - 1.0) * std::sqrt(3.0 / static_cast<double>(cols));
-}
-
-struct operand {
-  std::size_t rows, cols;
-  std::vector<double> values;  // row-major
-};
-struct case_data {
-  std::string name;
-  std::vector<operand> operands;
-  std::vector<std::size_t> dims;
-};
+struct operand { std::size_t rows, cols; std::vector<double> values; };  // row-major
+struct case_data { std::string name; std::vector<operand> operands; std::vector<std::size_t> dims; };
 
 // run() computes the product into a result that it keeps; values() copies it out, row-major.
-struct contender {
-  std::string name;
-  std::function<void()> run;
-  std::function<std::vector<double>()> values;
-};
+struct contender { std::string name; std::function<void()> run; std::function<std::vector<double>()> values; };
 using contenders = std::vector<contender>;
 
 // The operands of Case as load(shape, operand) gives them, in a tuple.
@@ -152,13 +116,13 @@ decltype(auto) with_product(const Operands& ops, Transpose transpose, Sink&& sin
   }(std::make_index_sequence<Case::terms.size()>{});
 }
 
-inline bool wanted(const std::vector<std::string>& list, std::string_view name) {
+inline bool wanted(const names& list, std::string_view name) {
   return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
 }
 
 // peers.cpp: eigen, eigen_noalias, armadillo as far as in `selected` (empty: all); setup_peers():
 // Eigen::setNbThreads(2), the JSON members "eigen", "armadillo" (versions) and "eigen_threads".
-contenders peers(const case_data& c, const std::vector<std::string>& selected);
+contenders peers(const case_data& c, const names& selected);
 std::string setup_peers();
 
 }  // namespace chains

@@ -19,16 +19,9 @@ TARGETS = ("bench_mask", "bench_mask_native")
 WATCH = ("include", "bench/mask")
 
 
-def options(p):
-    p.add_argument("--sizes", default="256,512")
-    p.add_argument("--fills", default="0.01,0.3")
-    p.add_argument("--loop-size", type=int, default=64, help="the volume the nested loop runs on")
-    p.add_argument("--loop-reps", type=int, default=3)
-    p.add_argument("--min-seconds", type=float, default=2.0)
-    p.add_argument("--min-rounds", type=int, default=31)
-    p.add_argument("--alloc-reps", type=int, default=11)
-    p.add_argument("--numpy-min-seconds", type=float, default=3.0)
-    p.set_defaults(wait_load=2.5, max_wait=60.0)
+def options(p):  # loop_size: the volume the nested loop runs on
+    p.set_defaults(sizes="256,512", fills="0.01,0.3", loop_size=64, loop_reps=3, min_seconds=2.0, min_rounds=31,
+                   alloc_reps=11, numpy_min_seconds=3.0, wait_load=2.5, max_wait=60.0)
 
 
 def smoke(args):

@@ -145,42 +145,36 @@ void run_case(const options& o, const std::string& name, std::size_t n, double f
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // a bad option or --extra throws: std::terminate prints what() and aborts
   Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    options o;
-    const auto to_size = [](const std::string& s) { return static_cast<std::size_t>(std::stoull(s)); };
-    const auto to_double = [](const std::string& s) { return std::stod(s); };
-    ordo_bench::for_each_option(argc, argv, [&](std::string_view a, const std::string& v) {
-      if (a == "--sizes") o.sizes = ordo_bench::split(v, to_size);
-      else if (a == "--fills") o.fills = ordo_bench::split(v, to_double);
-      else if (a == "--check-sizes") o.check_sizes = ordo_bench::split(v, to_size);
-      else if (a == "--extra") o.extra = ordo_bench::split(v, to_double);
-      else if (a == "--contenders") o.only = ordo_bench::split(v);
-      else if (a == "--min-rounds") o.lim.min_reps = std::stoi(v);
-      else if (a == "--min-seconds") o.lim.min_seconds = std::stod(v);
-      else if (a == "--alloc-reps") o.alloc_reps = std::stoi(v);
-      else if (a == "--dump-prefix") o.dump_prefix = v;
-      else throw std::invalid_argument("unknown option " + std::string(a));
-    });
-    if (!o.extra.empty()) {  // n, cx, cy, cz, r (at() throws when they are fewer)
-      const std::array<double, 3> center{o.extra.at(1), o.extra.at(2), o.extra.at(3)};
-      run_case(o, "extra0", std::size_t(o.extra[0]), 0.0, center, o.extra.at(4), false);
-    }
-    for (const bool timed : {false, true}) {
-      for (const std::size_t n : timed ? o.sizes : o.check_sizes) {
-        for (const double fill : o.fills) {
-          const double d = static_cast<double>(n);
-          std::ostringstream name;
-          name << "n" << n << "_fill" << fill;
-          run_case(o, name.str(), n, fill, {d / 2 + 0.25, d / 2 - 0.4, d / 2 + 0.1},
-                   std::cbrt(3.0 * fill * (d * d * d) / (4.0 * std::numbers::pi)), timed);
-        }
+  options o;
+  const auto to_size = [](const std::string& s) { return static_cast<std::size_t>(std::stoull(s)); };
+  const auto to_double = [](const std::string& s) { return std::stod(s); };
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view a, const std::string& v) {
+    if (a == "--sizes") o.sizes = ordo_bench::split(v, to_size);
+    else if (a == "--fills") o.fills = ordo_bench::split(v, to_double);
+    else if (a == "--check-sizes") o.check_sizes = ordo_bench::split(v, to_size);
+    else if (a == "--extra") o.extra = ordo_bench::split(v, to_double);
+    else if (a == "--contenders") o.only = ordo_bench::split(v);
+    else if (a == "--min-rounds") o.lim.min_reps = std::stoi(v);
+    else if (a == "--min-seconds") o.lim.min_seconds = std::stod(v);
+    else if (a == "--alloc-reps") o.alloc_reps = std::stoi(v);
+    else if (a == "--dump-prefix") o.dump_prefix = v;
+    else throw std::invalid_argument("bench_mask: unknown option " + std::string(a));
+  });
+  if (!o.extra.empty()) {  // n, cx, cy, cz, r (at() throws when they are fewer)
+    const std::array<double, 3> center{o.extra.at(1), o.extra.at(2), o.extra.at(3)};
+    run_case(o, "extra0", std::size_t(o.extra[0]), 0.0, center, o.extra.at(4), false);
+  }
+  for (const bool timed : {false, true}) {
+    for (const std::size_t n : timed ? o.sizes : o.check_sizes) {
+      for (const double fill : o.fills) {
+        const double d = static_cast<double>(n);
+        std::ostringstream name;
+        name << "n" << n << "_fill" << fill;
+        run_case(o, name.str(), n, fill, {d / 2 + 0.25, d / 2 - 0.4, d / 2 + 0.1},
+                 std::cbrt(3.0 * fill * (d * d * d) / (4.0 * std::numbers::pi)), timed);
       }
     }
-  } catch (const std::exception& e) {
-    std::cerr << "bench_mask: " << e.what() << "\n";
-    return 1;
   }
-  return 0;
 }

@@ -27,12 +27,8 @@ LABELS = {"plain": "plain Kokkos sum (`parallel_reduce`, `s += x(i)`)", "float32
           "math.fsum": "`math.fsum` (double result, 1 thread)"}
 
 
-def options(p):
-    p.add_argument("--sizes", default="%d,%d" % (M1, M64))
-    p.add_argument("--seed", type=int, default=20240611)
-    p.add_argument("--min-seconds", type=float, default=2.0, help="C++ rounds per case: at least this long")
-    p.add_argument("--min-rounds", type=int, default=11)
-    p.add_argument("--fsum-budget", type=float, default=10.0, help="math.fsum runs (at most 5) per case: seconds")
+def options(p):  # min_seconds, min_rounds: of the C++ rounds per case; fsum_budget: seconds of math.fsum runs (<= 5)
+    p.set_defaults(sizes="%d,%d" % (M1, M64), seed=20240611, min_seconds=2.0, min_rounds=11, fsum_budget=10.0)
 
 
 def smoke(args):

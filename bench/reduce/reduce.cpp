@@ -99,27 +99,21 @@ void run_case(std::int64_t n, int dist, std::uint64_t seed, const ordo_bench::li
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // a bad option throws: std::terminate prints what() and aborts
   Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    std::vector<std::int64_t> sizes{1 << 20, 1 << 26};
-    std::uint64_t seed = 20240611;
-    ordo_bench::limits lim{11, 2000, 2.0};
-    const auto to_int64 = [](const std::string& s) { return std::int64_t{std::stoll(s)}; };
-    ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
-      if (arg == "--sizes") sizes = ordo_bench::split(value, to_int64);
-      else if (arg == "--seed") seed = std::stoull(value);
-      else if (arg == "--min-rounds") lim.min_reps = std::stoi(value);
-      else if (arg == "--min-seconds") lim.min_seconds = std::stod(value);
-      else throw std::invalid_argument("unknown option " + std::string(arg));
-    });
-    for (const std::int64_t n : sizes) {
-      for (int dist = 0; dist < 2; ++dist) run_case<float>(n, dist, seed + 2 * std::uint64_t(dist), lim);
-      for (int dist = 0; dist < 2; ++dist) run_case<double>(n, dist, seed + 2 * std::uint64_t(dist) + 1, lim);
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "bench_reduce: " << e.what() << "\n";
-    return 1;
+  std::vector<std::int64_t> sizes{1 << 20, 1 << 26};
+  std::uint64_t seed = 20240611;
+  ordo_bench::limits lim{11, 2000, 2.0};
+  const auto to_int64 = [](const std::string& s) { return std::int64_t{std::stoll(s)}; };
+  ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
+    if (arg == "--sizes") sizes = ordo_bench::split(value, to_int64);
+    else if (arg == "--seed") seed = std::stoull(value);
+    else if (arg == "--min-rounds") lim.min_reps = std::stoi(value);
+    else if (arg == "--min-seconds") lim.min_seconds = std::stod(value);
+    else throw std::invalid_argument("bench_reduce: unknown option " + std::string(arg));
+  });
+  for (const std::int64_t n : sizes) {
+    for (int dist = 0; dist < 2; ++dist) run_case<float>(n, dist, seed + 2 * std::uint64_t(dist), lim);
+    for (int dist = 0; dist < 2; ++dist) run_case<double>(n, dist, seed + 2 * std::uint64_t(dist) + 1, lim);
   }
-  return 0;
 }
