@@ -35,7 +35,6 @@ def smoke(args):
 def worker(argv):
     """In a fresh python3 (ob.paired_worker): one JSON line per case, the large copy's, the versions."""
     import torch
-
     a, ordo = json.loads(argv[0]), ob.Paired()
     fwd, bwd = torch.ops.aten.native_batch_norm, torch.ops.aten.native_batch_norm_backward
     for case in a["cases"]:
@@ -50,7 +49,7 @@ def worker(argv):
                 ("torch_forward", lambda: state.update(fwd=fwd(x, w, b, rm, rv, True, 0.1, 1e-5))),
                 ("torch_backward", lambda: state.update(bwd=bwd(dy, x, w, rm, rv, *state.pop("fwd")[1:], True, 1e-5,
                                                                 [True, True, True])))]
-            copy = [("copy", c.op("copy"))]
+            copy = [("copy", c.op("copy"))]  # last in every round; ordo and PyTorch alternate first
             samples = ob.paired_rounds(lambda r: (ordo_items + torch_items if r % 2 == 0 else torch_items + ordo_items)
                                        + copy, a["rounds"], a["seconds"], a["warmup"], end_round=state.clear)
             kernels = c.time(("forward", "backward") + KERNELS + ("copy",), a["diag_rounds"], 400, a["diag_seconds"],
@@ -67,7 +66,6 @@ def check(c, case, x, dy, w, b):
     """A training step from running stats 0, 1: {array: {ordo, torch}}, max |r - float64| / max(|float64|, 1)."""
     import numpy as np
     import torch
-
     for op in ("reset_running", "forward", "backward"):
         c.op(op)()
     got = {"ordo": [c.array(k, "float64" if k in ("mean", "invstd") else "float32").copy() for k in CHECKED]}
@@ -108,33 +106,28 @@ def measure(ctx):
         if build == "dispatch":
             large = next(dict(n=r["large_copy"], st=ob.summary(r["samples"])) for r in lines if "large_copy" in r)
             versions = next(r["versions"] for r in lines if "versions" in r)
-        for case, r in res[build].items():
-            e = max(v["ordo"] for v in r["checks"].values())
+        for case, e in ((k, max(v["ordo"] for v in r["checks"].values())) for k, r in res[build].items()):
             ctx.check(e < 1e-5, "%s, ordo %s: error %.1e vs float64" % (CASE_LABEL[case], BUILD_LABEL[build], e))
     threads, software = ob.paired_lines(versions)
     return [ob.Section("batch_norm", "\n".join(section(res, large) + [threads]), software)]
 
 
-def gbs(elements, traffic, seconds):  # by the traffic model
-    return elements * 4 * TRAFFIC[traffic] / seconds / 1e9
-
-
-def reps(results, key):
-    r = sorted(v[key]["ordo_total"]["reps"] for v in results.values())
-    return "%d" % r[0] if r[0] == r[-1] else "%d to %d" % (r[0], r[-1])
-
-
 def section(res, large):
-    base, L = res["dispatch"], []
+    base, L, med = res["dispatch"], [], lambda st, k: st[k]["median"]
+    gbs = lambda elements, traffic, seconds: elements * 4 * TRAFFIC[traffic] / seconds / 1e9  # noqa: E731 (model)
     cases = [c for c in CASE_LABEL if c in base]
-    med = lambda st, k: st[k]["median"]  # noqa: E731
+    pairs = [(c, b) for c in cases for b in BUILDS]
+
+    def reps(results, key):  # of ordo_total, over the shapes
+        r = sorted(v[key]["ordo_total"]["reps"] for v in results.values())
+        return "%d" % r[0] if r[0] == r[-1] else "%d to %d" % (r[0], r[-1])
     for build in BUILDS:
-        rows = [[CASE_LABEL[c]] + [ob.fmt_quartiles(st[w + k]) for w in ("ordo_", "torch_")
-                                   for k in ("forward", "backward", "total")]
-                + ["**%.2fx**" % (med(st, "torch_total") / med(st, "ordo_total")), "%.2fx" % med(st, "round_ratio"),
-                   "%.2fx (%s vs %s)" % (st["torch_total"]["min"] / st["ordo_total"]["min"],
-                                         ob.fmt_time(st["ordo_total"]["min"]), ob.fmt_time(st["torch_total"]["min"]))]
-                for c in cases for st in [res[build][c]["st"]]]
+        rows = [[CASE_LABEL[c]] + [ob.fmt_quartiles(st[w + k]) for w in ("ordo_", "torch_") for k in
+                                   ("forward", "backward", "total")] + [
+            "**%.2fx**" % (med(st, "torch_total") / med(st, "ordo_total")), "%.2fx" % med(st, "round_ratio"),
+            "%.2fx (%s vs %s)" % (st["torch_total"]["min"] / st["ordo_total"]["min"], ob.fmt_time(
+                st["ordo_total"]["min"]), ob.fmt_time(st["torch_total"]["min"]))]
+            for c in cases for st in [res[build][c]["st"]]]
         L += ["ordo %s%s:" % (BUILD_LABEL[build], ", in a separate paired run" if build != "dispatch" else ""), "",
               ob.table(["shape", "ordo forward", "ordo backward", "ordo fwd + bwd", "PyTorch forward",
                         "PyTorch backward", "PyTorch fwd + bwd", "**ordo speed vs PyTorch** (medians)",
@@ -142,10 +135,9 @@ def section(res, large):
     L += ["Speed = PyTorch's time / ordo's (above 1: ordo faster); %s paired rounds per shape." % reps(base, "st"), "",
           "### Goal", "", "Goal: ordo >= 1.0x PyTorch (not slower) on each shape, forward + backward.", ""]
     met_all = dict.fromkeys(BUILDS, True)
-    for c, build in ((c, b) for c in cases for b in BUILDS):
+    for c, build in pairs:
         st = res[build][c]["st"]
-        o, t = st["ordo_total"], st["torch_total"]
-        ratio = t["median"] / o["median"]
+        o, t, ratio = st["ordo_total"], st["torch_total"], med(st, "torch_total") / med(st, "ordo_total")
         met_all[build] &= ratio >= 1.0
         L.append("- **%s, ordo %s: %s** forward + backward: ordo %s, PyTorch %s (medians): ordo runs at **%.2fx** "
                  "PyTorch's speed%s (forward %.2fx, backward %.2fx; median of the per-round ratios %.2fx; ratio of the "
@@ -154,12 +146,10 @@ def section(res, large):
                      ob.fmt_time(o["median"]), ob.fmt_time(t["median"]), ratio,
                      ", i.e. **%.2fx slower**" % (1 / ratio) if ratio < 1.0 else "",
                      *(med(st, "torch_" + k) / med(st, "ordo_" + k) for k in ("forward", "backward")),
-                     med(st, "round_ratio"), t["min"] / o["min"],
-                     "; the interquartile ranges overlap, so the difference is within this machine's noise"
-                     if o["q1"] <= t["q3"] and t["q1"] <= o["q3"] else ""))
+                     med(st, "round_ratio"), t["min"] / o["min"], "; the interquartile ranges overlap, so the "
+                     "difference is within this machine's noise" if o["q1"] <= t["q3"] and t["q1"] <= o["q3"] else ""))
     L += [""] + ["**Overall, ordo %s: goal %s on every shape.**\n" % (BUILD_LABEL[b], "met" if met_all[b] else
                                                                        "not met") for b in BUILDS]
-
     lc, large_gbs, rows = large["st"], gbs(large["n"], "copy", large["st"]["median"]), []
     for c in cases:
         st, n = base[c]["st"], base[c]["facts"]["elements"]
@@ -173,18 +163,17 @@ def section(res, large):
           "Large copy of %d floats (%d MiB per array) in the C++ run: **%.1f GB/s** (median %s, minimum %s, i.e. %.1f "
           "GB/s)." % (large["n"], large["n"] * 4 // 2**20, large_gbs, ob.fmt_quartiles(lc), ob.fmt_time(lc["min"]),
                       gbs(large["n"], "copy", lc["min"])), "",
-          ob.table(["shape", "bytes, fwd + bwd", "ordo GB/s fwd / bwd / both (as built)",
-                    "PyTorch GB/s, both (same model)", "copy GB/s, same size", "ordo as % of copy (same size / large)",
+          ob.table(["shape", "bytes, fwd + bwd", "ordo GB/s fwd / bwd / both (as built)", "PyTorch GB/s, both (same "
+                    "model)", "copy GB/s, same size", "ordo as % of copy (same size / large)",
                     "copy-bound time, fwd + bwd"], rows), "",
           "Medians; array sizes: %s." % ", ".join(
               "%s %.1f MB" % (CASE_LABEL[c], base[c]["facts"]["elements"] * 4 / 1e6) for c in cases), "",
           "### Where ordo's time goes", ""]
-
     rows, findings = [], []
-    for c, build in ((c, b) for c in cases for b in BUILDS):
+    cell = lambda k: "%s (%.1f GB/s)" % (ob.fmt_time(m[k]), gbs(f["elements"], k, m[k]))  # noqa: E731
+    rest = lambda t: ob.fmt_time(t) if t > 0 else "≈ 0"  # noqa: E731
+    for c, build in pairs:
         m, f = {k: v["median"] for k, v in res[build][c]["kt"].items()}, res[build][c]["facts"]
-        cell = lambda k: "%s (%.1f GB/s)" % (ob.fmt_time(m[k]), gbs(f["elements"], k, m[k]))  # noqa: E731
-        rest = lambda t: ob.fmt_time(t) if t > 0 else "≈ 0"  # noqa: E731
         rows.append([CASE_LABEL[c], BUILD_LABEL[build], f["work_items"], ob.fmt_time(m["forward"]),
                      ob.fmt_time(m["backward"])] + [cell(k) for k in KERNELS] + [
             rest(m["forward"] - m["statistics"] - m["normalize"]),
@@ -205,9 +194,8 @@ def section(res, large):
                     "backward sums", "input gradient", "forward rest", "backward rest", "copy"], rows, "ll" + "r" * 10),
           "", "Medians (%s rounds per shape and build); GB/s by the traffic model." % ", ".join(
               sorted({reps(res[b], "kt") for b in BUILDS})), "", "**Findings.**", ""] + findings
-
     rows = [[CASE_LABEL[c], label] + ["%.1e" % res[build][c]["checks"][k][who] for k in CHECKED]
-            for c in cases for build in BUILDS for who, label in
+            for c, build in pairs for who, label in
             [("ordo", "ordo, " + BUILD_LABEL[build])] + [("torch", "PyTorch float")] * (build == "dispatch")]
     return L + ["", "### Accuracy check", "", "Largest |result - reference| / max(|reference|, 1) over each array, "
                 "against PyTorch's float64 kernels:", "",

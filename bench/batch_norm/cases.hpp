@@ -1,6 +1,6 @@
-// A batch-norm case (float, Kokkos::OpenMP) for bench_paired: x = 0.01 c + uniform[-1, 1) (c the
-// channel), dy = uniform[-1, 1), gamma = 1 + 0.1 u, beta = 0.1 u (u uniform[-1, 1), splitmix64);
-// ordo's two calls, their four streaming kernels alone as the calls launch them, and a copy.
+// A batch-norm case (float, Kokkos::OpenMP) for bench_paired: x = 0.01 c + uniform[-1, 1) (c the channel),
+// dy = uniform[-1, 1), gamma = 1 + 0.1 u, beta = 0.1 u (u uniform[-1, 1), splitmix64); ordo's two calls, their four
+// streaming kernels alone as the calls launch them, and a copy.
 #ifndef ORDO_BENCH_BATCH_NORM_CASES_HPP
 #define ORDO_BENCH_BATCH_NORM_CASES_HPP
 
@@ -19,11 +19,9 @@ using space = Kokkos::OpenMP;
 using memory = space::memory_space;
 using policy = Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>;
 using vec_f = Kokkos::View<float*, memory>;
-using vec_d = Kokkos::View<double*, memory>;
 
-// uniform in [-1, 1)
 KOKKOS_INLINE_FUNCTION float uniform_pm1(std::uint64_t seed, std::uint64_t i) {
-  return static_cast<float>(static_cast<double>(ordo_bench::splitmix64::at(seed, i) >> 40) * 0x1p-23 - 1.0);
+  return static_cast<float>(static_cast<double>(ordo_bench::splitmix64::at(seed, i) >> 40) * 0x1p-23 - 1.0);  // [-1, 1)
 }
 
 // One case: x, y, dy, dx are XView (rank 4 or 2, LayoutRight), extents e.
@@ -35,7 +33,7 @@ struct batch_norm_case {
   nd::work_partition p;
   std::int64_t n, channels;
   vec_f gamma, beta, running_mean, running_var, dgamma, dbeta, coefficients, copy_destination;
-  vec_d partial_a, partial_b;
+  Kokkos::View<double*, memory> partial_a, partial_b;
   ordo::nn::batch_norm_saved<memory> saved;
 
   template <class... Extents>
@@ -84,7 +82,7 @@ struct batch_norm_case {
     saved = ordo::nn::batch_norm_forward_training(x, gamma, beta, running_mean, running_var, y, options);
   }
   void backward() const { ordo::nn::batch_norm_backward(dy, x, gamma, saved, dx, dgamma, dbeta, options); }
-  void copy_x() const {  // STREAM-like copy, as much traffic as normalize
+  void copy() const {  // STREAM-like copy, as much traffic as normalize
     float *dst = copy_destination.data(), *src = x.data();
     Kokkos::parallel_for("bench copy", policy(0, n), KOKKOS_LAMBDA(std::int64_t i) { dst[i] = src[i]; });
     space().fence();

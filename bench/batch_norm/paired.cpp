@@ -1,8 +1,7 @@
-// bench_paired: ordo's side of bench/batch_norm and bench/precision against PyTorch, loaded with
-// ctypes by ordo_bench.Paired (which documents the C interface), so that one Python process times
-// ordo and PyTorch on the same buffers and OpenMP runtime (libgomp, shared by Kokkos::OpenMP and
-// ATen). A case ("batch_norm nchw|nhwc|bn1d", "softmax ROWS COLS float|bfloat16") has arrays
-// (host pointers), facts (JSON) and operations, which fence before they return.
+// bench_paired: ordo's side of bench/batch_norm and bench/precision against PyTorch, loaded with ctypes by
+// ordo_bench.Paired (which documents the C interface), so that one Python process times ordo and PyTorch on the same
+// buffers and OpenMP runtime (libgomp, shared by Kokkos::OpenMP and ATen). A case ("batch_norm nchw|nhwc|bn1d",
+// "softmax ROWS COLS float|bfloat16") has arrays (host pointers), facts (JSON) and operations (they fence).
 
 #include "cases.hpp"
 #include "../precision/cases.hpp"
@@ -31,22 +30,21 @@ struct paired_case {
 template <class V, class... Extents>
 paired_case batch_norm(ordo::nn::memory_format layout, Extents... e) {
   const auto b = std::make_shared<bench_bn::batch_norm_case<V>>(layout, e...);
-  paired_case pc{[b](const std::string& a, long long& size) -> void* {
-    size = a == "x" || a == "y" || a == "dy" || a == "dx" ? b->n : b->channels;
-    const std::map<std::string, void*> arrays{
-        {"x", b->x.data()}, {"y", b->y.data()}, {"dy", b->dy.data()}, {"dx", b->dx.data()},
-        {"mean", b->saved.mean.data()}, {"invstd", b->saved.invstd.data()}, {"gamma", b->gamma.data()},
-        {"beta", b->beta.data()}, {"dgamma", b->dgamma.data()}, {"dbeta", b->dbeta.data()},
-        {"running_mean", b->running_mean.data()}, {"running_var", b->running_var.data()}};
-    return arrays.count(a) != 0 ? arrays.at(a) : nullptr;
-  }, "{}", {}};
-  pc.facts = "{\"elements\": " + std::to_string(b->n) + ", \"channels\": " + std::to_string(b->channels) +
-             ", \"inner\": " + std::to_string(b->g.inner) + ", \"work_items\": " + std::to_string(b->p.items()) + "}";
-  pc.ops = {{"forward", [b] { b->forward(); }},          {"backward", [b] { b->backward(); }},
-            {"reset_running", [b] { b->reset_running(); }}, {"copy", [b] { b->copy_x(); }},
-            {"statistics", [b] { b->statistics(); }},    {"normalize", [b] { b->normalize(); }},
-            {"backward_sums", [b] { b->backward_sums(); }}, {"input_gradient", [b] { b->input_gradient(); }}};
-  return pc;
+#define BENCH_OP(name) {#name, [b] { b->name(); }}
+  return {[b](const std::string& a, long long& size) -> void* {  // a map per call: saved changes in forward
+            size = a == "x" || a == "y" || a == "dy" || a == "dx" ? b->n : b->channels;
+            const std::map<std::string, void*> arrays{
+                {"x", b->x.data()}, {"y", b->y.data()}, {"dy", b->dy.data()}, {"dx", b->dx.data()},
+                {"mean", b->saved.mean.data()}, {"invstd", b->saved.invstd.data()}, {"gamma", b->gamma.data()},
+                {"beta", b->beta.data()}, {"dgamma", b->dgamma.data()}, {"dbeta", b->dbeta.data()},
+                {"running_mean", b->running_mean.data()}, {"running_var", b->running_var.data()}};
+            return arrays.count(a) != 0 ? arrays.at(a) : nullptr;
+          },
+          "{\"elements\": " + std::to_string(b->n) + ", \"channels\": " + std::to_string(b->channels) +
+              ", \"inner\": " + std::to_string(b->g.inner) + ", \"work_items\": " + std::to_string(b->p.items()) + "}",
+          {BENCH_OP(forward), BENCH_OP(backward), BENCH_OP(reset_running), BENCH_OP(copy), BENCH_OP(statistics),
+           BENCH_OP(normalize), BENCH_OP(backward_sums), BENCH_OP(input_gradient)}};
+#undef BENCH_OP
 }
 
 template <class T>
@@ -55,8 +53,7 @@ paired_case softmax(long long rows, long long cols) {
   paired_case pc{[s](const std::string& a, long long& size) -> void* {
     size = s->rows * s->cols;
     return a == "x" ? s->x.data() : a == "y" ? s->y.data() : nullptr;
-  }, "{}", {}};
-  pc.ops = {{"softmax", [s] { s->softmax(); }}, {"copy", [s] { s->copy(); }}};
+  }, "{}", {{"softmax", [s] { s->softmax(); }}, {"copy", [s] { s->copy(); }}}};
   if constexpr (std::is_same_v<T, float>) pc.ops.emplace_back("online", [s] { s->online(); });
   return pc;
 }
@@ -87,6 +84,10 @@ paired_case& as_case(void* c) { return *static_cast<paired_case*>(c); }
 extern "C" {
 
 void ordo_paired_finalize() { Kokkos::finalize(); }
+void* ordo_paired_new(const char* spec) { return new paired_case(make(spec)); }
+void ordo_paired_delete(void* c) { delete &as_case(c); }
+void* ordo_paired_data(void* c, const char* array, long long* size) { return as_case(c).data(array, *size); }
+const char* ordo_paired_facts(void* c) { return as_case(c).facts.c_str(); }
 
 const char* ordo_paired_initialize() {
   if (!Kokkos::is_initialized()) Kokkos::initialize();
@@ -96,20 +97,11 @@ const char* ordo_paired_initialize() {
   return info.c_str();
 }
 
-void* ordo_paired_new(const char* spec) { return new paired_case(make(spec)); }
-
-void ordo_paired_delete(void* c) { delete &as_case(c); }
-
-void* ordo_paired_data(void* c, const char* array, long long* size) { return as_case(c).data(array, *size); }
-
-const char* ordo_paired_facts(void* c) { return as_case(c).facts.c_str(); }
-
 int ordo_paired_op(void* c, const char* name) {
   const auto& ops = as_case(c).ops;
   const auto it = std::find_if(ops.begin(), ops.end(), [&](const auto& op) { return op.first == name; });
   return it == ops.end() ? -1 : static_cast<int>(it - ops.begin());
 }
-
 void ordo_paired_run(void* c, int op) { as_case(c).ops[static_cast<std::size_t>(op)].second(); }
 
 int ordo_paired_time(void* c, const char* ops, int min_rounds, int max_rounds, double min_seconds, int warmup,

@@ -5,7 +5,6 @@ output), torch.softmax (allocating), a copy and (float) an online softmax. preci
 
 import contextlib
 import json
-import os
 
 import ordo_bench as ob
 
@@ -29,7 +28,6 @@ def smoke(args):
 def worker(argv):
     """In a fresh python3 (ob.paired_worker): one JSON line per case (smoke: 1/64 of the rows), the versions."""
     import torch
-
     a, ordo = json.loads(argv[0]), ob.Paired()
     for shape, (rows, cols) in SHAPES.items():
         rows = rows // 64 if a["smoke"] else rows
@@ -76,7 +74,7 @@ def measure(ctx):
                      ob.fmt_time(s["copy"]["median"]), "%.1f" % gbs, "%.1f" % fc_gbs, "%.0f%%" % (100 * gbs / fc_gbs),
                      ob.fmt_time(s["ordo_online"]["median"]) if "ordo_online" in s else "",
                      "%.1e / %.1e" % (err["ordo"], err["torch"]), s["ordo"]["reps"]])
-    sections = [ob.Section("softmax", "\n".join([
+    softmax = [ob.Section("softmax", "\n".join([
         ob.table(["shape", "storage", "ordo [q1, q3]", "PyTorch out= [q1, q3]", "PyTorch allocating",
                   "**speed vs PyTorch out=**", "speed vs allocating", "ordo time / float's", "copy, same bytes",
                   "ordo GB/s", "float copy GB/s", "ordo / float copy", "online variant",
@@ -85,14 +83,9 @@ def measure(ctx):
         "y. The float copy moves 2 x 4 bytes per element of the same shape, the bandwidth both storage types are "
         "measured against. Errors: largest relative error on the first 256 rows against PyTorch's float64 softmax of "
         "the same (rounded) inputs.", "", threads]), software, "docs/softmax.md")]
-
     mean = ob.run([ctx.binary("bench_precision_mean")], check=False, stdout=ob.subprocess.PIPE, text=True,
                   env=ob.thread_env())
     ctx.check(mean.returncode == 0, "bench_precision_mean: ordo's exact mean is not the __float128 reference")
     text = mean.stdout.strip() + "\n\n- %d threads (`OMP_NUM_THREADS`); the two left-to-right loops run on one. " \
         "Time: median of 7 calls after a warm-up; error: from the `__float128` mean rounded to float." % ob.THREADS
-    if "<!-- precision_mean:begin -->" in open(os.path.join(ob.ROOT, "docs/precision.md")).read():
-        sections.append(ob.Section("precision_mean", text, software.split(";")[0], "docs/precision.md"))
-    else:
-        ob.log("docs/precision.md has no precision_mean markers; its table:\n" + text)
-    return sections
+    return softmax + [ob.Section("precision_mean", text, software.split(";")[0], "docs/precision.md")]

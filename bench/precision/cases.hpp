@@ -1,8 +1,7 @@
-// A softmax case for bench_paired: (rows, cols) logits x = uniform[-4, 4) (splitmix64, seed 1301) in
-// float or bfloat16, LayoutRight on Kokkos::OpenMP. softmax: ordo::nn::softmax(space, x, y) (three
-// passes per row: max; exp stored and summed; scaled); online (float only): online softmax (Milakov
-// & Gimelshein 2018), one pass for max and sum, one for exp(x - max) / sum, two exps per element
-// instead of one, kept here, not in ordo, to measure the choice; copy: y = x over the same bytes.
+// A softmax case for bench_paired: (rows, cols) logits x = uniform[-4, 4) (splitmix64, seed 1301), float or bfloat16,
+// LayoutRight on Kokkos::OpenMP. softmax: ordo::nn::softmax(space, x, y) (three passes per row: max; exp stored and
+// summed; scaled); online (float only): online softmax (Milakov & Gimelshein 2018), a pass for max and sum, one for
+// exp(x - max) / sum, two exps per element, not one: kept here, not in ordo, to measure the choice; copy: y = x.
 #ifndef ORDO_BENCH_PRECISION_CASES_HPP
 #define ORDO_BENCH_PRECISION_CASES_HPP
 
@@ -26,17 +25,13 @@ using space = Kokkos::OpenMP;
 using memory = space::memory_space;
 using policy = Kokkos::RangePolicy<space, Kokkos::IndexType<std::int64_t>>;
 
-inline constexpr std::uint64_t seed = 1301;
-
-// Online softmax of contiguous float rows: per lane (16 lanes) a running max m and a sum s of
-// exp(x - m), rescaled when m grows, as one vector select: e = exp(-|x - m|),
-// s = x > m ? s e + 1 : s + e. Lanes merged in double, then a second pass writes exp(x - M) / S.
-// Finite inputs only (a benchmark variant, not a library kernel).
+// Online softmax of contiguous float rows: per lane (16 lanes) a running max m and a sum s of exp(x - m), rescaled
+// when m grows, as one vector select: e = exp(-|x - m|), s = x > m ? s e + 1 : s + e. Lanes merged in double, then a
+// second pass writes exp(x - M) / S. Finite inputs only (a benchmark variant, not a library kernel).
 struct online_softmax_kernel {
   const float* x;
   float* y;
   std::int64_t cols;
-
   // As the library's host kernels: through the instruction set chosen at run time.
   void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
@@ -83,8 +78,7 @@ struct online_softmax_kernel {
     for (std::size_t l = 0; l < 16; ++l)
       if (lm[l] > lowest) sum += static_cast<double>(ls[l]) * static_cast<double>(ordo::detail::fast_exp(lm[l] - mx));
     const float inverse = static_cast<float>(1.0 / sum);
-    i = 0;
-    for (; i + 8 <= cols; i += 8) {
+    for (i = 0; i + 8 <= cols; i += 8) {
       float8 v;
       std::memcpy(&v, row + i, sizeof v);
       v -= mx;
@@ -108,27 +102,22 @@ struct softmax_case {
       : rows(r), cols(c), x("x", static_cast<std::size_t>(r), static_cast<std::size_t>(c)), y("y", x.layout()) {
     fill();
   }
-
   // Not in the constructor: nvcc's extended lambdas need an enclosing function with an address.
   void fill() {
     T* const px = x.data();
     Kokkos::parallel_for("bench fill", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) {
-      const double u = ordo_bench::unit_double(ordo_bench::splitmix64::at(seed, static_cast<std::uint64_t>(i)));
+      const double u = ordo_bench::unit_double(ordo_bench::splitmix64::at(1301, static_cast<std::uint64_t>(i)));
       px[i] = static_cast<T>(static_cast<float>(8 * u - 4));
     });
     space().fence();
   }
-
   void softmax() const { ordo::nn::softmax(space(), x, y); }
-
   void online() const {  // float only
     Kokkos::parallel_for("bench online softmax", policy(0, rows), online_softmax_kernel{x.data(), y.data(), cols});
     space().fence();
   }
-
   void copy() const {
-    T* const dst = y.data();
-    const T* const src = x.data();
+    T *const dst = y.data(), *const src = x.data();
     Kokkos::parallel_for("bench copy", policy(0, rows * cols), KOKKOS_LAMBDA(std::int64_t i) { dst[i] = src[i]; });
     space().fence();
   }

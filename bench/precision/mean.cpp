@@ -1,10 +1,9 @@
-// The mean of 2^20 bfloat16 values accumulated in bfloat16, in float (single-threaded loops) and
-// by ordo::mean<float>'s policies (Kokkos::OpenMP): the error in float ulps of the true mean and the
-// median time of 7 calls after a warm-up (ordo_bench::time_calls), as a Markdown table; exits 1
-// when ordo's exact mean is not the reference: the sum in __float128 (exact here: the sums stay
-// below 2^20 and the values' last bits lie far above 2^-90) over n, rounded to float. Data
-// (splitmix64, seed 20261123 + case), each value rounded once to bfloat16: uniform [0, 1); 1000 +
-// uniform [-64, 64) (a common offset, as activations after a bias); +-[1, 2) 2^e, e in [-8, 8).
+// The mean of 2^20 bfloat16 values accumulated in bfloat16, in float (single-threaded loops) and by
+// ordo::mean<float>'s policies (Kokkos::OpenMP): the error in float ulps of the true mean and the median time of 7
+// calls after a warm-up (ordo_bench::time_calls), as a Markdown table; exits 1 when ordo's exact mean is not the
+// reference: the sum in __float128 (exact here: the sums stay below 2^20 and the values' last bits lie far above
+// 2^-90) over n, rounded to float. Data (splitmix64, seed 20261123 + case), each value rounded once to bfloat16:
+// uniform [0, 1); 1000 + uniform [-64, 64) (an offset, as after a bias); +-[1, 2) 2^e, e in [-8, 8).
 
 #include "bench_support.hpp"
 
@@ -47,9 +46,7 @@ bf16_view make_case(int which) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   using mean_of = std::function<float(const bf16_view&)>;
-  const auto policy = [](auto s) -> mean_of {
-    return [s](const bf16_view& x) { return ordo::mean<float>(x, s); };
-  };
+  const auto policy = [](auto s) -> mean_of { return [s](const bf16_view& x) { return ordo::mean<float>(x, s); }; };
   const std::vector<std::pair<const char*, mean_of>> contenders = {
       {"bfloat16 accumulator, left to right",
        [](const bf16_view& x) {
