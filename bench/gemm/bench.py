@@ -7,7 +7,7 @@ in alternating rounds on the same inputs; each checks that both results agree wi
 
 import ordo_bench as ob
 
-TARGETS = ("bench_gemm", "bench_gemm_native")
+TARGETS = ("bench_gemm", "bench_gemm_native", "bench_sum_of_products")
 WATCH = ("include/ordo/kernels/detail/portable_gemm.hpp", "bench/gemm")
 GOAL_N, GOAL_RATIO = 1024, 0.30
 
@@ -16,10 +16,11 @@ def options(p):
     p.add_argument("--sizes", default="256,512,1024,2048")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--min-seconds", type=float, default=2.0, help="per library, size and type, over the rounds")
+    p.add_argument("--sum-sizes", default="256,1024,2048", help="n of r = A B + C D (sum of products)")
 
 
 def smoke(args):
-    args.sizes, args.rounds, args.min_seconds = "64", 1, 0.0
+    args.sizes, args.rounds, args.min_seconds, args.sum_sizes = "64", 1, 0.0, "64"
 
 
 def isa():
@@ -82,6 +83,28 @@ def measure(ctx):
         "warm-up call; %d threads each (`OMP_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, `OMP_PROC_BIND=false`)." % (
             a.rounds, a.min_seconds / a.rounds, ob.THREADS),
     ]
+    lines += sum_of_products(ctx)
     software = "%s, `-O3 -DNDEBUG` (CMake Release), Kokkos %s (OpenMP); %s" % (
         ob.machine()["cxx"], header.get("kokkos_version", "?"), header.get("openblas_config", "OpenBLAS").strip())
     return [ob.Section("gemm", "\n".join(lines), software)]
+
+
+def sum_of_products(ctx):
+    """r = A B + C D through ordo against the two dgemm_ calls written by hand (issue 28)."""
+    rows = ctx.driver("bench_sum_of_products", "--sizes", ctx.args.sum_sizes, "--min-seconds", ctx.args.min_seconds,
+                      "--min-rounds", 1 if ctx.args.smoke else 10)
+    out = ["", "### Sum of products: `r = a * b + c * d` against two hand-written `dgemm_` calls", "",
+           "double, n x n, 2 threads, into a preallocated r; ordo plans each product and adds the second with "
+           "dgemm's beta = 1; by hand: `dgemm_(beta = 0)` then `dgemm_(beta = 1)`. Interleaved rounds, medians "
+           "[q1, q3]. **Goal:** never slower than by hand.", ""]
+    table = []
+    for r in rows:
+        ratio = r["ordo_median_s"] / r["blas_median_s"]
+        overlap = r["ordo_q1_s"] <= r["blas_q3_s"]
+        verdict = "met" if ratio <= 1 else "met, within noise (quartiles overlap)" if overlap else "**not met**"
+        ctx.check(r["max_abs_diff"] <= 1e-12 * r["n"], "sum of products n = %d differs by %g" % (r["n"], r["max_abs_diff"]))
+        table.append([r["n"], "%s [%s, %s]" % tuple(ob.fmt_time(r["ordo_" + q]) for q in ("median_s", "q1_s", "q3_s")),
+                      "%s [%s, %s]" % tuple(ob.fmt_time(r["blas_" + q]) for q in ("median_s", "q1_s", "q3_s")),
+                      "%.3f" % ratio, "%.2g" % r["max_abs_diff"], r["rounds"], verdict])
+    return out + [ob.table(["n", "ordo", "two dgemm_ calls", "ordo / by hand", "max \\|difference\\|", "rounds",
+                            "goal"], table, "rllrrrl")]
