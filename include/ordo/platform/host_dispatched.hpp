@@ -16,9 +16,12 @@ namespace ordo::detail {
 
 #if defined(ORDO_IMPL_DISPATCH_AVX2)
 // The AVX2 twin of a kernel's body: compiled with AVX2 enabled, calling the body's AVX2
-// instantiation.
+// instantiation. flatten inlines every call of the twin's whole call tree into it, so that all of
+// it is compiled for AVX2: without it, a helper g++ chose not to inline (a lambda the body passes
+// to a row visitor) was compiled once, out of line, for the baseline, and the "AVX2" softmax ran
+// SSE2 code in some programs and not in others (issue 29; docs/softmax.md has the measurement).
 template <class Kernel>
-ORDO_IMPL_AVX2_FUNCTION void run_avx2_twin(const Kernel& kernel, std::int64_t item) {
+ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel& kernel, std::int64_t item) {
   kernel.template run<isa::avx2>(item);
 }
 #endif
