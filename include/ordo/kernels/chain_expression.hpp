@@ -220,18 +220,7 @@ class chain_expression {
   scalar_type scale() const noexcept { return scale_; }
 
   // A new result matrix of the right extents, uninitialized: evaluation overwrites every element.
-  result_type make_result() const {
-    constexpr std::size_t r = result_type::static_rows, c = result_type::static_cols;
-    if constexpr (r != dynamic && c != dynamic) {
-      return result_type{uninitialized};
-    } else if constexpr (r == dynamic && c == dynamic) {
-      return result_type{uninitialized, rows(), cols()};
-    } else if constexpr (r == dynamic) {
-      return result_type{uninitialized, rows()};
-    } else {
-      return result_type{uninitialized, cols()};
-    }
-  }
+  result_type make_result() const { return detail::uninitialized_matrix<result_type>(rows(), cols()); }
 
   // Writes the product into m (m = expression); m may be an operand.
   template <any_matrix M>
@@ -250,16 +239,7 @@ class chain_expression {
   // ones at compile time, dynamic ones throw std::invalid_argument).
   template <any_matrix M>
   operator M() const {
-    M result = [&] {
-      using shape = shape_of_t<M>;
-      if constexpr (shape::is_static) {
-        return M{uninitialized};
-      } else if constexpr (shape::dynamic_extent_count == 2) {
-        return M{uninitialized, rows(), cols()};
-      } else {
-        return M{uninitialized, shape::static_rows == dynamic ? rows() : cols()};
-      }
-    }();
+    M result = detail::uninitialized_matrix<M>(rows(), cols());
     evaluate_into(result);
     return result;
   }

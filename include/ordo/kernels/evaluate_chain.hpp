@@ -64,27 +64,12 @@ auto evaluate_chain(const Range& matrices, gemm_backend backend = gemm_backend::
     return result;
   }
   const auto plan = plan_chain(std::span<const std::size_t>(dims));
-  Kokkos::View<value_type*, memory_space> workspace;
-  if (plan.peak_temporary_elements() > 0) {
-    workspace = Kokkos::View<value_type*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::evaluate_chain workspace")),
-        static_cast<std::size_t>(plan.peak_temporary_elements()));
-  }
   nodes.resize(2 * n - 1);
-  const node_view out_view(result.view());
-  const auto products = plan.products();
   using compute_type = detail::gemm_compute_t<void, node_view>;
-  for (std::size_t p = 0; p < products.size(); ++p) {
-    const planned_product& step = products[p];
-    const node_view out = p + 1 == products.size()
-                              ? out_view
-                              : node_view(workspace.data() + step.workspace_offset, step.rows, step.cols);
-    detail::gemm_dispatch<void>(space, compute_type(1), nodes[step.left], nodes[step.right], compute_type(0), out,
-                                backend);
-    nodes[n + p] = out;
-  }
-  // The workspace is released on return; kernels that still read it must be done.
-  space.fence();
+  detail::run_products<void>(space, plan, nodes, node_view(result.view()), compute_type(1), compute_type(0), backend,
+                             [](value_type* data, std::size_t rows, std::size_t cols) {
+                               return node_view(data, rows, cols);
+                             });
   return result;
 }
 

@@ -210,6 +210,24 @@ class matrix {
   view_type view_;
 };
 
+namespace detail {
+
+// A matrix of type M, uninitialized, with the given extents for its dynamic ones (its static
+// extents are M's; the caller has checked that they agree): what products and sums evaluate into.
+template <class M>
+M uninitialized_matrix(std::size_t rows, std::size_t cols) {
+  using shape = typename M::shape_type;
+  if constexpr (shape::is_static) {
+    return M{uninitialized};
+  } else if constexpr (shape::dynamic_extent_count == 2) {
+    return M{uninitialized, rows, cols};
+  } else {
+    return M{uninitialized, shape::static_rows == dynamic ? rows : cols};
+  }
+}
+
+}  // namespace detail
+
 // Prints the elements row by row, one row per line, copied to the host first:
 //   [[1, 2, 3],
 //    [4, 5, 6]]

@@ -90,16 +90,7 @@ class sum_expression {
   std::size_t rows() const noexcept { return boost::hana::front(terms_).rows(); }
   std::size_t cols() const noexcept { return boost::hana::front(terms_).cols(); }
 
-  result_type make_result() const {
-    constexpr std::size_t r = shape_type::static_rows, c = shape_type::static_cols;
-    if constexpr (r != dynamic && c != dynamic) {
-      return result_type{uninitialized};
-    } else if constexpr (r == dynamic && c == dynamic) {
-      return result_type{uninitialized, rows(), cols()};
-    } else {
-      return result_type{uninitialized, r == dynamic ? rows() : cols()};
-    }
-  }
+  result_type make_result() const { return detail::uninitialized_matrix<result_type>(rows(), cols()); }
 
   // m = the sum: the first term written (beta 0), every further one added (beta 1). A result that
   // a term reads gets the sum in a temporary first: a later term must see m as it was.
@@ -136,16 +127,7 @@ class sum_expression {
   // The sum in a new matrix: ordo::matrix<double, 3, 4> r = a * b + c;
   template <any_matrix M>
   operator M() const {
-    M result = [&] {
-      using shape = shape_of_t<M>;
-      if constexpr (shape::is_static) {
-        return M{uninitialized};
-      } else if constexpr (shape::dynamic_extent_count == 2) {
-        return M{uninitialized, rows(), cols()};
-      } else {
-        return M{uninitialized, shape::static_rows == dynamic ? rows() : cols()};
-      }
-    }();
+    M result = detail::uninitialized_matrix<M>(rows(), cols());
     evaluate_into(result);
     return result;
   }

@@ -94,6 +94,42 @@ void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, c
 }
 
 // The products of the plan into `result`, which shares no memory with an operand.
+// Runs a plan's products: nodes holds the n leaves and room for the n - 1 products; the root
+// goes to out_view as alpha * product + beta * out_view, the others into one workspace of the
+// plan's peak (make_node(data, rows, cols) views a part of it). Shared by planned expressions and
+// evaluate_chain.
+template <class Compute, class ExecutionSpace, class Plan, class NodeView, class MakeNode>
+void run_products(const ExecutionSpace& space, const Plan& plan, std::vector<NodeView>& nodes,
+                  const NodeView& out_view, gemm_compute_t<Compute, NodeView> alpha,
+                  gemm_compute_t<Compute, NodeView> beta, gemm_backend backend, const MakeNode& make_node) {
+  using value_type = typename NodeView::non_const_value_type;
+  using memory_space = typename NodeView::memory_space;
+  using compute_type = gemm_compute_t<Compute, NodeView>;
+  const std::size_t n = plan.matrices();
+  const std::uint64_t workspace_elements = plan.peak_temporary_elements();
+  Kokkos::View<value_type*, memory_space> workspace;
+  if (workspace_elements > 0) {
+    workspace = Kokkos::View<value_type*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::chain workspace")),
+        static_cast<std::size_t>(workspace_elements));
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      advise_huge_pages(workspace.data(), workspace.span() * sizeof(value_type));
+    }
+  }
+  const auto products = plan.products();
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    const planned_product& step = products[p];
+    const bool is_root = p + 1 == products.size();
+    const NodeView out =
+        is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, step.cols);
+    gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                           is_root ? beta : compute_type(0), out, backend);
+    nodes[n + p] = out;
+  }
+  // The workspace is released on return; kernels that still read it must be done.
+  space.fence();
+}
+
 // With accumulate, result += the product: the last product's beta is 1 (BLAS adds into C), and a
 // one-operand product is added element by element.
 template <class Compute, class Expression, class R>
@@ -135,28 +171,7 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
     space.fence();
     return;
   }
-  const std::uint64_t workspace_elements = plan.peak_temporary_elements();
-  Kokkos::View<value_type*, memory_space> workspace;
-  if (workspace_elements > 0) {
-    workspace = Kokkos::View<value_type*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::chain workspace")),
-        static_cast<std::size_t>(workspace_elements));
-    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
-      advise_huge_pages(workspace.data(), workspace.span() * sizeof(value_type));
-    }
-  }
-  const auto products = plan.products();
-  for (std::size_t p = 0; p < products.size(); ++p) {
-    const planned_product& step = products[p];
-    const bool is_root = p + 1 == products.size();
-    const node_view out =
-        is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, step.cols);
-    gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
-                           is_root ? beta : compute_type(0), out, backend);
-    nodes[n + p] = out;
-  }
-  // The workspace is released on return; kernels that still read it must be done.
-  space.fence();
+  run_products<Compute>(space, plan, nodes, out_view, alpha, beta, backend, make_node);
 }
 
 // Evaluates the expression into result with every product's multiply-adds in Compute (void:
