@@ -3,6 +3,7 @@
 // force optimum over all parenthesizations, and the sequence of BLAS calls recorded by Kokkos
 // Tools.
 #include <ordo/expression.hpp>
+#include <ordo/kernels/format.hpp>
 
 #include "support/brute_force_chain.hpp"
 #include "support/execution_spaces.hpp"
@@ -520,6 +521,15 @@ TEST_CASE_TEMPLATE_DEFINE("lists, borrowed memory, sizing by assignment, dynamic
   std::ostringstream printed;
   printed << a << '\n' << (a * b);
   CHECK(printed.str() == "[[1, 2, 3],\n [4, 5, 6]]\n[[7, 1],\n [16, 1]]");
+  // The formatters give the same text; the spec pads the whole of it, as for a string.
+#if defined(ORDO_TEST_HAS_FMT)
+  CHECK(fmt::format("{}|{:>22}", a, a * b + a * b) == "[[1, 2, 3],\n [4, 5, 6]]|   [[14, 2],\n [32, 2]]");
+#else
+  MESSAGE("{fmt} not found at configure time: fmt::formatter not checked (install libfmt-dev)");
+#endif
+#if defined(__cpp_lib_format)
+  CHECK(std::format("{}", a * b) == "[[7, 1],\n [16, 1]]");
+#endif
 }
 ORDO_TEST_ALL_SPACES(newcomer_id);
 
@@ -586,12 +596,110 @@ TEST_CASE_TEMPLATE_DEFINE("sums of products, C += A*B, C -= A*B, division by a s
   acc = acc - d + d;
   CHECK(equals(acc, exact_sum(exact_sum(exact_sum(ed, abc), fg, 1, -2), ed)));
 
+  // The same sums on each GEMM backend, every product announced with the backend asked for.
+  const exact_matrix expected_sum = exact_sum(exact_sum(abc, fg, 2, 3), ed, 1, -1);
+  for (const ordo::gemm_backend backend : {ordo::gemm_backend::automatic, ordo::gemm_backend::portable}) {
+    const std::string name = backend == ordo::gemm_backend::portable ? "portable" : library_backend<ExecutionSpace>();
+    CAPTURE(name);
+    ordo::matrix<double, 30, 5, ExecutionSpace> z(ordo::uninitialized);
+    ordo_test::kokkos_tools_recorder recorder;
+    ordo::evaluate(2 * a * b * c + 3 * f * g - d, z, backend);
+    CHECK(equals(z, expected_sum));
+    dyn<ExecutionSpace> w(30, 5);
+    ordo::evaluate(ExecutionSpace(), d - a * b * c, w, backend);
+    CHECK(equals(w, exact_sum(ed, abc, 1, -1)));
+    const auto products = products_of(recorder.regions());
+    CHECK(products.size() == 5);  // a b c: 2, f g: 1, a b c again: 2
+    for (const auto& p : products) CHECK(p.product.ends_with(" " + name));
+  }
+
   // Shapes: dynamic mismatches throw naming both terms.
   CHECK_THROWS_WITH_AS(static_cast<void>(a * b * c + f),
                        "ordo: operator+: the left term is 30x5 and the right term is 30x7 (a sum needs equal shapes)",
                        std::invalid_argument);
 }
 ORDO_TEST_ALL_SPACES(sums_id);
+
+// diag(v) as a dense matrix: the oracle for ordo::diagonal(v).
+exact_matrix exact_diagonal(const exact_matrix& v) {
+  exact_matrix d{v.rows, v.rows, std::vector<std::int64_t>(v.rows * v.rows, 0)};
+  for (std::size_t i = 0; i < v.rows; ++i) d.values[i * v.rows + i] = v.at(i, 0);
+  return d;
+}
+
+// Diagonal factors (issue 28): W1 D1 W2 D2 W3 G, an MLP's backward pass shape, with static,
+// dynamic and mixed extents, on each GEMM backend; exact against dense diagonals multiplied out.
+TEST_CASE_TEMPLATE_DEFINE("diagonal factors: exact against dense diagonals, static, dynamic and mixed, both backends",
+                          ExecutionSpace, diagonal_id) {
+  std::mt19937_64 rng(2829);
+  const exact_matrix e1 = random_exact(9, 12, rng), v1 = random_exact(12, 1, rng), e2 = random_exact(12, 8, rng),
+                     v2 = random_exact(8, 1, rng), e3 = random_exact(8, 5, rng), eg = random_exact(5, 3, rng);
+  const exact_matrix d1 = exact_diagonal(v1), d2 = exact_diagonal(v2);
+  exact_matrix expected = e1;
+  for (const exact_matrix* next : {&d1, &e2, &d2, &e3, &eg}) expected = exact_product(expected, *next);
+  const auto oracle = ordo_test::brute_force_structured_optimum({9, 12, 12, 8, 8, 5, 3},
+                                                                {false, true, false, true, false, false});
+
+  using H = ExecutionSpace;
+  const ordo::matrix<double, 9, 12, H> w1;
+  const ordo::vector<double, 12, H> s1;
+  const ordo::matrix<double, 12, 8, H> w2;
+  const ordo::vector<double, 8, H> s2;
+  const ordo::matrix<double, 8, 5, H> w3;
+  const ordo::matrix<double, 5, 3, H> g;
+  const dyn<H> y1(9, 12), t1(12, 1), y2(12, 8), t2(8, 1), y3(8, 5), yg(5, 3);
+  fill(w1, e1); fill(s1, v1); fill(w2, e2); fill(s2, v2); fill(w3, e3); fill(g, eg);
+  fill(y1, e1); fill(t1, v1); fill(y2, e2); fill(t2, v2); fill(y3, e3); fill(yg, eg);
+
+  const auto fixed = w1 * ordo::diagonal(s1) * w2 * ordo::diagonal(s2) * w3 * g;
+  using fixed_type = decltype(fixed);
+  static_assert(fixed_type::is_static && fixed_type::matrices == 6);
+  // Dense diagonals would cost 12 x 12 and 8 x 8 multiplications per column of what they scale.
+  static_assert(fixed_type::cost() < ordo::plan_chain(std::array<std::size_t, 7>{9, 12, 12, 8, 8, 5, 3}).cost());
+  CHECK(fixed_type::cost() == oracle.cost);
+  CHECK(fixed_type::order() == oracle.order);
+  const auto dynamic_chain = y1 * ordo::diagonal(t1) * y2 * ordo::diagonal(t2) * y3 * yg;
+  CHECK(dynamic_chain.cost() == oracle.cost);
+  CHECK(dynamic_chain.order() == oracle.order);
+  const auto mixed = w1 * ordo::diagonal(t1) * y2 * ordo::diagonal(s2) * w3 * yg;
+  CHECK(mixed.order() == oracle.order);
+
+  for (const ordo::gemm_backend backend : {ordo::gemm_backend::automatic, ordo::gemm_backend::portable}) {
+    CAPTURE(ordo::to_string(backend));
+    const ordo::matrix<double, 9, 3, H> r1(ordo::uninitialized);
+    ordo::evaluate(fixed, r1, backend);
+    CHECK(equals(r1, expected));
+    const dyn<H> r2(9, 3);
+    ordo::evaluate(dynamic_chain, r2, backend);
+    CHECK(equals(r2, expected));
+    const dyn<H> r3(9, 3);
+    ordo::evaluate(-2 * mixed, r3, backend);
+    CHECK(equals(r3, expected, -2));
+  }
+
+  // The other shapes a diagonal takes part in: alone, times a diagonal, at either end, transposed,
+  // accumulated, and assigned over the matrix it scales.
+  const dyn<H> alone = ordo::diagonal(s1);
+  CHECK(equals(alone, d1));
+  const ordo::matrix<double, 12, 12, H> squared = 3 * ordo::diagonal(s1) * ordo::diagonal(t1);
+  CHECK(equals(squared, exact_product(d1, d1), 3));
+  const dyn<H> both_ends = ordo::diagonal(t1) * ordo::diagonal(s1) * w2 * ordo::diagonal(s2);
+  CHECK(equals(both_ends, exact_product(exact_product(exact_product(d1, d1), e2), d2)));
+  const dyn<H> transposed = ordo::transpose(ordo::diagonal(s1) * w2);
+  CHECK(equals(transposed, exact_transpose(exact_product(d1, e2))));
+  dyn<H> acc(12, 8);
+  fill(acc, e2);
+  acc += ordo::diagonal(s1) * y2;
+  CHECK(equals(acc, exact_sum(e2, exact_product(d1, e2))));
+  acc = ordo::diagonal(t1) * acc;  // reads its result: computed into a temporary first
+  CHECK(equals(acc, exact_product(d1, exact_sum(e2, exact_product(d1, e2)))));
+  const dyn<H> vector_scaled = ordo::diagonal(s2) * t2;
+  CHECK(equals(vector_scaled, exact_product(d2, v2)));
+
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::diagonal(y3)),
+                       "ordo::diagonal(d): d is 8x5 (a diagonal is a column vector, n x 1)", std::invalid_argument);
+}
+ORDO_TEST_ALL_SPACES(diagonal_id);
 
 // A run-time number of operands (issue 28): planned from the run-time extents, one workspace.
 TEST_CASE_TEMPLATE_DEFINE("evaluate_chain of a std::vector: planned at run time, exact, one workspace",

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -58,10 +59,12 @@ struct chain_source {
   std::mt19937_64 rng;
   std::vector<std::size_t> next(std::size_t longest) {
     const std::size_t n = 1 + rng() % longest;
-    static constexpr std::array<std::size_t, 7> ranges{2, 3, 4, 10, 100, 1000, 1'000'000};
+    // The benchmark's distributions: small (many ties), [1, 10^3], [1, 10^5] and [1, 10^6] (whose
+    // sums pass 64 bits: Hu-Shing's 128-bit path), and powers of two up to 2^20 (ties again).
+    static constexpr std::array<std::size_t, 9> ranges{2, 3, 4, 10, 100, 1000, 100'000, 1'000'000, 0};
     const std::size_t range = ranges[rng() % ranges.size()];
     std::vector<std::size_t> dims(n + 1);
-    for (auto& d : dims) d = 1 + rng() % range;
+    for (auto& d : dims) d = range == 0 ? std::size_t{1} << (rng() % 21) : 1 + rng() % range;
     if (rng() % 16 == 0) dims[rng() % dims.size()] = 0;
     return dims;
   }
@@ -137,12 +140,50 @@ TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matric
     beat_left_to_right += hs.cost() < left_to_right;
   }
   // The premise, counted: long chains were drawn (27 of more than 100 matrices with this seed),
-  // and on most chains (7287) the optimum is cheaper than left to right, so that agreeing with the
+  // and on most chains (7265) the optimum is cheaper than left to right, so that agreeing with the
   // DP says more than "both kept the input order".
   CHECK(long_chains >= 20);
   CHECK(beat_left_to_right > 5'000);
   // Ties are frequent: the planners often pick different trees of the same cost.
   CHECK(different_trees > 100);
+}
+
+// Each exact arithmetic Hu-Shing may run on (64-bit sums; 128-bit sums with 256-bit cross
+// products; 256- and 512-bit numbers), forced on the same chains: the optimum's cost, whatever
+// the dims would have chosen.
+template <class Number>
+std::uint64_t hu_shing_cost_with(const std::vector<std::size_t>& dims) {
+  ordo::detail::scratch_array<std::uint64_t> w;
+  std::uint64_t largest = 0;
+  (void)ordo::detail::relabel_polygon(dims, w, largest);
+  ordo::detail::scratch_array<ordo::detail::polygon_triangle> triangles(dims.size() - 2);
+  const auto vertices = static_cast<ordo::detail::polygon_index>(dims.size());
+  return ordo::detail::hu_shing_triangulator<Number>(w.data(), vertices).triangulate(triangles.data());
+}
+
+TEST_CASE("Hu-Shing's exact arithmetics each give the DP's optimum on 2000 random chains") {
+  chain_source source{std::mt19937_64{20261126}};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<std::size_t> dims = source.next(trial % 100 == 0 ? 120 : 16);
+    if (dims.size() < 4) continue;          // n = 1, 2: no triangulation to choose
+    for (auto& d : dims) d = d == 0 ? 1 : d;  // a zero weight takes the fan shortcut instead
+    CAPTURE(dims);
+    std::uint64_t optimum = 0;
+    try {
+      optimum = dp_cost(dims);
+    } catch (const std::overflow_error&) {
+      continue;
+    }
+    const ordo_test::wide_cost largest = *std::max_element(dims.begin(), dims.end());
+    const bool sums_fit_64_bits = 4 * (dims.size() + 2) * largest * largest * largest <
+                                  std::numeric_limits<std::uint64_t>::max();
+    if (sums_fit_64_bits) CHECK(hu_shing_cost_with<std::uint64_t>(dims) == optimum);
+#if defined(__SIZEOF_INT128__)
+    CHECK(hu_shing_cost_with<ordo::detail::uint128>(dims) == optimum);
+#endif
+    CHECK(hu_shing_cost_with<ordo::detail::wide_unsigned<4>>(dims) == optimum);
+    CHECK(hu_shing_cost_with<ordo::detail::wide_unsigned<8>>(dims) == optimum);
+  }
 }
 
 TEST_CASE("Hu-Shing matches exhaustive search for n <= 9, overflowing costs included") {
@@ -271,6 +312,34 @@ TEST_CASE("costs beyond 64 bits: Hu-Shing's wide arithmetic, and overflow report
   const auto p = ordo::plan_chain(std::vector<std::size_t>{big, 1, big, 1, big, 1}, ordo::planner::hu_shing);
   CHECK(p.cost() == dp_cost({big, 1, big, 1, big, 1}));
   CHECK(tree_cost(p, {big, 1, big, 1, big, 1}) == p.cost());
+  // Dims of 2^50: sums up to 2^150 inside the algorithm, past the 128-bit path, on 512-bit numbers.
+  constexpr std::size_t huge = std::size_t{1} << 50;
+  const std::vector<std::size_t> alternating{1, huge, 1, huge, 1, huge, 1};
+  const auto h = ordo::plan_chain(alternating, ordo::planner::hu_shing);
+  CHECK(h.cost() == ordo_test::brute_force_optimum(alternating).cost);
+  CHECK(h.cost() == 3 * huge + 2);
+  CHECK(tree_cost(h, alternating) == h.cost());
+  // Random chains of small dims and a few near 2^42, so that the optimum often fits in 64 bits
+  // while the algorithm's sums need 512-bit numbers: against the DP's saturating 64-bit search.
+  std::mt19937_64 rng(3030);
+  int fitting = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<std::size_t> dims(2 + rng() % 11);
+    for (auto& d : dims) d = rng() % 3 == 0 ? (std::size_t{1} << 42) + rng() % 1024 : 1 + rng() % 8;
+    CAPTURE(dims);
+    std::optional<std::uint64_t> optimum;
+    try {
+      optimum = dp_cost(dims);
+    } catch (const std::overflow_error&) {
+      CHECK_THROWS_AS(ordo::plan_chain(dims, ordo::planner::hu_shing), std::overflow_error);
+      continue;
+    }
+    const auto wide = ordo::plan_chain(dims, ordo::planner::hu_shing);
+    CHECK(wide.cost() == *optimum);
+    CHECK(tree_cost(wide, dims) == wide.cost());
+    ++fitting;
+  }
+  CHECK(fitting > 500);
   // The approximation's test multiplies four dims: 2^90 here.
   constexpr std::size_t large = std::size_t{1} << 30;
   const auto q = ordo::plan_chain(std::vector<std::size_t>{1, large, 1, large, large, 1}, ordo::planner::approximate);
@@ -314,4 +383,121 @@ TEST_CASE("a 1024-matrix chain planned at compile time, as a value and as a type
   std::vector<std::size_t> up(1025);
   for (std::size_t i = 0; i <= 1024; ++i) up[i] = i + 1;
   CHECK(is_left_deep_order<1024>(ordo::plan_chain(up).order()));
+}
+
+// Diagonal operands (issue 28): the structured DP against exhaustive search with its own cost
+// rules (support/brute_force_chain.hpp), and the products' kinds against the operands' structure.
+namespace {
+
+using ordo::operand_structure;
+
+// An MLP's backward pass g0 = W1^T D1 W2^T D2 W3^T G for widths 32, 64, 48, 10 and a batch of B
+// gradients (G is 10 x B; D1, D2 are the activations' derivatives).
+template <std::size_t Batch>
+constexpr const auto& mlp_backward = ordo::chain_plan_v<ordo::shape<32, 64>, ordo::diagonal_shape<64>, ordo::shape<64, 48>,
+                                                        ordo::diagonal_shape<48>, ordo::shape<48, 10>, ordo::shape<10, Batch>>;
+constexpr std::array<operand_structure, 6> mlp_structures{operand_structure::general, operand_structure::diagonal,
+                                                          operand_structure::general, operand_structure::diagonal,
+                                                          operand_structure::general, operand_structure::general};
+
+}  // namespace
+
+TEST_CASE("diagonal factors: the MLP backward pass, planned at compile time and at run time") {
+  // One gradient: right to left, every matrix read once (480 + 3072 + 2048 multiplications) and
+  // each diagonal applied to a vector (48 + 64); no order can touch less.
+  constexpr auto& one = ordo::chain_plan_v<ordo::shape<32, 64>, ordo::diagonal_shape<64>, ordo::shape<64, 48>,
+                                           ordo::diagonal_shape<48>, ordo::shape<48, 10>, ordo::shape<10, 1>>;
+  static_assert(one.cost() == 480 + 48 + 3072 + 64 + 2048);
+  static_assert(one.order() == "(A1(A2(A3(A4(A5A6)))))");
+  static_assert(one.products()[0].kind == ordo::product_kind::general);     // W3^T g
+  static_assert(one.products()[1].kind == ordo::product_kind::scale_rows);  // D2 (W3^T g)
+  const std::vector<std::size_t> dims_one{32, 64, 64, 48, 48, 10, 1};
+  const auto run_one = ordo::plan_chain(dims_one, mlp_structures);
+  CHECK(run_one.cost() == one.cost());
+  CHECK(run_one.order() == one.order());
+
+  // A batch of 1000: the weights and diagonals are multiplied first, G once at the end. Treated as
+  // dense n x n matrices the diagonals would cost the plan 64^2 and 48^2 per column instead.
+  constexpr auto& batch = mlp_backward<1000>;
+  const std::vector<std::size_t> dims_batch{32, 64, 64, 48, 48, 10, 1000};
+  const std::vector<bool> diagonal{false, true, false, true, false, false};
+  const auto oracle = ordo_test::brute_force_structured_optimum(dims_batch, diagonal);
+  CHECK(batch.cost() == oracle.cost);
+  CHECK(batch.order() == oracle.order);
+  static_assert(batch.order().ends_with("A6)"));
+  static_assert(batch.cost() < ordo::plan_chain(std::array<std::size_t, 7>{32, 64, 64, 48, 48, 10, 1000}).cost());
+  const auto run_batch = ordo::plan_chain(dims_batch, mlp_structures);
+  CHECK(run_batch.cost() == batch.cost());
+  CHECK(run_batch.order() == batch.order());
+}
+
+TEST_CASE("diagonal factors: every split of 3000 random chains against exhaustive search") {
+  std::mt19937_64 rng(2828);
+  std::uniform_int_distribution<std::size_t> length(1, 7), extent(1, 12), coin(0, 4);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t n = length(rng);
+    std::vector<std::size_t> dims(n + 1);
+    std::vector<bool> diagonal(n);
+    std::vector<operand_structure> structures(n);
+    dims[0] = extent(rng);
+    for (std::size_t i = 0; i < n; ++i) {
+      diagonal[i] = coin(rng) < 2;  // about 40 % diagonal, so that runs of diagonals occur
+      structures[i] = diagonal[i] ? operand_structure::diagonal : operand_structure::general;
+      dims[i + 1] = diagonal[i] ? dims[i] : extent(rng);
+    }
+    CAPTURE(trial);
+    const auto plan = ordo::plan_chain(dims, structures);
+    const auto oracle = ordo_test::brute_force_structured_optimum(dims, diagonal);
+    CHECK(plan.cost() == oracle.cost);
+    CHECK(plan.order() == oracle.order);
+    // Each product's kind from its factors' structure: a factor is diagonal when all its operands are.
+    const auto all_diagonal = [&](std::size_t node) {
+      if (node < n) return static_cast<bool>(diagonal[node]);
+      const auto& p = plan.product_at(node);
+      for (std::size_t i = p.first; i <= p.last; ++i) {
+        if (!diagonal[i]) return false;
+      }
+      return true;
+    };
+    ordo_test::wide_cost summed = 0;
+    for (const auto& step : plan.products()) {
+      const bool l = all_diagonal(step.left), r = all_diagonal(step.right);
+      const auto expected = l && r ? ordo::product_kind::diagonal
+                            : l    ? ordo::product_kind::scale_rows
+                            : r    ? ordo::product_kind::scale_cols
+                                   : ordo::product_kind::general;
+      CHECK(step.kind == expected);
+      summed += step.multiplications();
+    }
+    CHECK(summed == oracle.cost);
+    CHECK(plan.peak_temporary_elements() == ordo_test::simulated_peak_elements(plan, diagonal));
+    CHECK(ordo_test::workspace_layout_is_valid(plan, diagonal));
+    // ((A1 A2) A3) ... costed by the same rules, one product at a time.
+    ordo_test::wide_cost left_to_right = 0;
+    bool prefix_diagonal = n > 0 && diagonal[0];
+    for (std::size_t k = 1; k < n; ++k) {
+      const ordo_test::wide_cost rows = dims[0], inner = dims[k], cols = dims[k + 1];
+      left_to_right += prefix_diagonal && diagonal[k] ? rows
+                       : (prefix_diagonal || diagonal[k]) ? rows * cols
+                                                          : rows * inner * cols;
+      prefix_diagonal = prefix_diagonal && diagonal[k];
+    }
+    CHECK(plan.left_to_right_cost() == left_to_right);
+  }
+}
+
+TEST_CASE("diagonal factors: structures that do not describe the chain are refused") {
+  const std::vector<std::size_t> dims{2, 3, 4};
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::plan_chain(dims, std::vector{operand_structure::diagonal,
+                                                                               operand_structure::general})),
+                       "ordo::plan_chain(dims, structures): A1 is diagonal but 2x3 (a diagonal matrix is square)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::plan_chain(dims, std::vector{operand_structure::general})),
+                       "ordo::plan_chain(dims, structures): 2 matrices but 1 structures", std::invalid_argument);
+  // Without a diagonal the general planner runs: the same plan as plan_chain(dims).
+  const std::vector<std::size_t> general{10, 30, 5, 60};
+  const auto plain = ordo::plan_chain(general);
+  const auto structured = ordo::plan_chain(general, std::vector(3, operand_structure::general));
+  CHECK(structured.order() == plain.order());
+  CHECK(structured.cost() == plain.cost());
 }

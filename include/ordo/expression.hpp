@@ -6,6 +6,7 @@
 //   r = a * b * c + d;  c += a * b;                        // sums: the BLAS beta
 // See docs/expressions.md.
 #include <ordo/kernels/chain_expression.hpp>
+#include <ordo/kernels/diagonal.hpp>
 #include <ordo/kernels/evaluate_chain.hpp>
 #include <ordo/kernels/expression.hpp>
 #include <ordo/kernels/matrix.hpp>

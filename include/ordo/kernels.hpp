@@ -5,6 +5,7 @@
 // products,
 // reductions and masks on any Kokkos execution space.
 #include <ordo/kernels/chain_expression.hpp>
+#include <ordo/kernels/diagonal.hpp>
 #include <ordo/kernels/evaluate_chain.hpp>
 #include <ordo/kernels/execution.hpp>
 #include <ordo/kernels/expression.hpp>

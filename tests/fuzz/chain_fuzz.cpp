@@ -40,12 +40,14 @@ ordo_test::wide_cost checked_tree_cost(const Plan& plan, const std::vector<std::
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const unsigned shift = data[0] % 4 == 3 ? 22u : data[0] % 4 * 4u;
+  const unsigned mode = data[0] % 5;
+  const unsigned shift = mode == 4 ? 36u : mode == 3 ? 22u : mode * 4u;
   std::vector<std::size_t> dims;
   for (std::size_t i = 1; i + 1 < size && dims.size() < 81; i += 2) {
     const std::size_t value = static_cast<std::size_t>(data[i]) | static_cast<std::size_t>(data[i + 1]) << 8;
     // Six bits of magnitude, shifted, and two more bits below them: dimensions 0..63 when shift is 0
-    // (zeros and ties are common), and up to 2^28 when it is 22 (64-bit cost overflow).
+    // (zeros and ties are common), up to 2^28 when it is 22 (64-bit cost overflow; Hu-Shing's
+    // 128-bit sums) and up to 2^42 when it is 36 (its 512-bit sums).
     dims.push_back(((value % 64) << shift) | ((value >> 6) % 4));
   }
   if (dims.size() < 2) {

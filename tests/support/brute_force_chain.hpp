@@ -66,6 +66,63 @@ inline brute_force_tree brute_force_optimum(const std::vector<std::size_t>& dims
   return best;
 }
 
+// The same search when operand i is diagonal where diagonal[i] is set: a factor is diagonal when
+// both its factors are (a product of diagonals is diagonal), and a product's cost is what the
+// arithmetic needs: d(i) for two diagonals, one multiplication per result element when one factor
+// is diagonal, rows x inner x cols otherwise. Exhaustive over every tree, so it checks the
+// structured DP's recurrence and its tie rule, not only its cost.
+struct structured_tree {
+  wide_cost cost;
+  std::string order;
+  bool diagonal;
+};
+inline std::vector<structured_tree> all_structured_trees(const std::vector<std::size_t>& dims,
+                                                         const std::vector<bool>& diagonal, std::size_t first,
+                                                         std::size_t last) {
+  std::vector<structured_tree> trees;
+  if (first == last) {
+    std::string name = "A";
+    name += std::to_string(first + 1);
+    trees.push_back({0, std::move(name), diagonal[first]});
+    return trees;
+  }
+  for (std::size_t k = first; k < last; ++k) {
+    const auto lefts = all_structured_trees(dims, diagonal, first, k);
+    const auto rights = all_structured_trees(dims, diagonal, k + 1, last);
+    for (const auto& l : lefts) {
+      for (const auto& r : rights) {
+        const wide_cost rows = dims[first], inner = dims[k + 1], cols = dims[last + 1];
+        const wide_cost here = l.diagonal && r.diagonal ? rows : (l.diagonal || r.diagonal) ? rows * cols : rows * inner * cols;
+        std::string order;  // appended, not "(" + a + b + ")": g++ 12 -O3 warns falsely (-Wrestrict) there
+        order.reserve(l.order.size() + r.order.size() + 2);
+        order += '(';
+        order += l.order;
+        order += r.order;
+        order += ')';
+        trees.push_back({l.cost + r.cost + here, std::move(order), l.diagonal && r.diagonal});
+      }
+    }
+  }
+  return trees;
+}
+inline structured_tree brute_force_structured_optimum(const std::vector<std::size_t>& dims,
+                                                      const std::vector<bool>& diagonal) {
+  const auto trees = all_structured_trees(dims, diagonal, 0, dims.size() - 2);
+  structured_tree best = trees.front();
+  for (const auto& t : trees) {
+    if (t.cost < best.cost) best = t;
+  }
+  return best;
+}
+
+// Elements of a product's result: rows x cols, or rows when every operand it covers is diagonal.
+template <class Step>
+std::uint64_t result_elements(const Step& step, const std::vector<bool>& diagonal) {
+  bool all_diagonal = !diagonal.empty();
+  for (std::size_t i = step.first; all_diagonal && i <= step.last; ++i) all_diagonal = diagonal[i];
+  return all_diagonal ? std::uint64_t{step.rows} : std::uint64_t{step.rows} * step.cols;
+}
+
 inline std::uint64_t catalan(std::size_t n) {
   std::uint64_t c = 1;
   for (std::size_t i = 0; i < n; ++i) c = c * 2 * (2 * i + 1) / (i + 2);
@@ -80,7 +137,7 @@ inline std::size_t tree_count(const std::vector<std::size_t>& dims) {
 // Runs the plan's products in order with an explicit set of live intermediates and returns the
 // most elements ever alive at once.
 template <class Plan>
-std::uint64_t simulated_peak_elements(const Plan& plan) {
+std::uint64_t simulated_peak_elements(const Plan& plan, const std::vector<bool>& diagonal = {}) {
   const std::size_t n = plan.matrices();
   std::map<std::size_t, std::uint64_t> live;
   std::uint64_t now = 0, peak = 0;
@@ -89,7 +146,7 @@ std::uint64_t simulated_peak_elements(const Plan& plan) {
     const auto& step = products[p];
     const bool is_root = p + 1 == products.size();
     if (!is_root) {
-      live[n + p] = std::uint64_t{step.rows} * step.cols;
+      live[n + p] = result_elements(step, diagonal);
       now += live[n + p];
       peak = now > peak ? now : peak;
     }
@@ -108,7 +165,7 @@ std::uint64_t simulated_peak_elements(const Plan& plan) {
 // Replays the plan with each intermediate at its workspace_offset: every intermediate must lie
 // inside [0, peak) and must not overlap another intermediate while both are alive.
 template <class Plan>
-bool workspace_layout_is_valid(const Plan& plan) {
+bool workspace_layout_is_valid(const Plan& plan, const std::vector<bool>& diagonal = {}) {
   const std::size_t n = plan.matrices();
   const std::uint64_t capacity = plan.peak_temporary_elements();
   std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> live;  // node -> [begin, end)
@@ -117,7 +174,7 @@ bool workspace_layout_is_valid(const Plan& plan) {
     const auto& step = products[p];
     if (p + 1 < products.size()) {
       const std::uint64_t begin = step.workspace_offset;
-      const std::uint64_t end = begin + std::uint64_t{step.rows} * step.cols;
+      const std::uint64_t end = begin + result_elements(step, diagonal);
       if (end > capacity) return false;
       for (const auto& [node, interval] : live) {
         if (begin < interval.second && interval.first < end && begin != end && interval.first != interval.second) {

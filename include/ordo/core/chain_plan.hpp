@@ -12,6 +12,7 @@
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/detail/hu_shing.hpp>
 #include <ordo/core/detail/plan_building.hpp>
+#include <ordo/core/detail/structured_chain_solver.hpp>
 #include <ordo/core/planned_product.hpp>
 #include <ordo/core/shape.hpp>
 
@@ -74,7 +75,8 @@ constexpr void resize_storage(Container& c, std::size_t size) {
 }
 
 template <class Plan>
-constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits);
+constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits,
+                          const diagonal_ranges& diagonals);
 
 }  // namespace detail
 
@@ -149,7 +151,8 @@ class chain_plan {
 
  private:
   template <class Plan>
-  friend constexpr void detail::build_plan(Plan&, std::span<const std::size_t>, const detail::preorder_splits&);
+  friend constexpr void detail::build_plan(Plan&, std::span<const std::size_t>, const detail::preorder_splits&,
+                                           const detail::diagonal_ranges&);
 
   detail::plan_storage<std::size_t, dim_count> dims_{};
   detail::plan_storage<planned_product, product_count> products_{};
@@ -204,13 +207,14 @@ constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, plan
 // Written for constant evaluation, whose step limits (clang's -fconstexpr-steps) count every
 // statement and call: loops index raw arrays, and stacks are arrays with a count.
 template <class Plan>
-constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits) {
+constexpr void build_plan(Plan& plan, std::span<const std::size_t> dims, const preorder_splits& splits,
+                          const diagonal_ranges& diagonals) {
   const std::size_t n = dims.size() - 1;
   resize_storage(plan.dims_, n + 1);
   for (std::size_t i = 0; i <= n; ++i) plan.dims_.data()[i] = dims[i];
-  plan.left_to_right_cost_ = left_to_right_cost(dims);
+  plan.left_to_right_cost_ = left_to_right_cost(dims, diagonals);
   resize_storage(plan.products_, n - 1);
-  plan.cost_ = place_products(dims, splits, plan.products_.data());
+  plan.cost_ = place_products(dims, splits, plan.products_.data(), diagonals);
   resize_storage(plan.order_, order_length_bound(n));
   plan.order_length_ = write_order(plan.products_.data(), n, plan.order_.data());
   plan.peak_temporary_elements_ = lay_out_workspace(plan.products_.data(), n);
@@ -229,7 +233,7 @@ constexpr chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan_chain(
   if constexpr (DimCount >= 2) {
     // A named vector: g++ 12 ends a temporary's lifetime too early in constant evaluation.
     const detail::preorder_splits splits = detail::planned_splits(dims, how);
-    detail::build_plan(plan, dims, splits);
+    detail::build_plan(plan, dims, splits, detail::diagonal_ranges({}));
   }
   return plan;
 }
@@ -243,7 +247,66 @@ constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, Plan
   }
   chain_plan<dynamic> plan;
   const detail::preorder_splits splits = detail::planned_splits(dims, how);
-  detail::build_plan(plan, dims, splits);
+  detail::build_plan(plan, dims, splits, detail::diagonal_ranges({}));
+  return plan;
+}
+
+namespace detail {
+
+// Throws std::invalid_argument unless there is one structure per matrix and each diagonal one is
+// square.
+constexpr void check_structures(std::span<const std::size_t> dims, std::span<const operand_structure> structures) {
+  if (dims.size() < 2) {
+    throw std::invalid_argument("ordo::plan_chain(dims, structures) requires at least 2 dims: d0..dn describe n >= 1 matrices");
+  }
+  if (structures.size() != dims.size() - 1) {
+    throw std::invalid_argument("ordo::plan_chain(dims, structures): " + std::to_string(dims.size() - 1) +
+                                " matrices but " + std::to_string(structures.size()) + " structures");
+  }
+  for (std::size_t i = 0; i < structures.size(); ++i) {
+    if (structures[i] == operand_structure::diagonal && dims[i] != dims[i + 1]) {
+      throw std::invalid_argument("ordo::plan_chain(dims, structures): A" + std::to_string(i + 1) + " is diagonal but " +
+                                  std::to_string(dims[i]) + "x" + std::to_string(dims[i + 1]) +
+                                  " (a diagonal matrix is square)");
+    }
+  }
+}
+
+template <class Plan>
+constexpr void build_structured_plan(Plan& plan, std::span<const std::size_t> dims,
+                                     std::span<const operand_structure> structures) {
+  check_structures(dims, structures);
+  const diagonal_ranges diagonals(structures);
+  if (!diagonals.any()) {
+    const preorder_splits splits = planned_splits(dims, planner::automatic);
+    build_plan(plan, dims, splits, diagonals);
+    return;
+  }
+  const preorder_splits splits = structured_chain_splits(dims, diagonals);
+  build_plan(plan, dims, splits, diagonals);
+}
+
+}  // namespace detail
+
+// Plans a chain whose operand i is structures[i] (general or diagonal, core/shape.hpp): a
+// product with a diagonal factor is costed as the scaling it is, and products()' kind says which
+// scaling to run. With a diagonal operand the planner is the O(n^3) DP (Hu–Shing's
+// triangulation assumes general products); without one this is plan_chain(dims). Throws
+// std::invalid_argument for a count that differs from the matrices' or a diagonal operand that
+// is not square.
+template <std::size_t DimCount>
+constexpr chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan_chain(
+    const std::array<std::size_t, DimCount>& dims,
+    const std::array<operand_structure, (DimCount >= 2 ? DimCount - 1 : 1)>& structures) {
+  static_assert(DimCount >= 2,
+                "ordo::plan_chain(dims, structures) requires at least 2 dims: d0..dn describe n >= 1 matrices");
+  chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan;
+  detail::build_structured_plan(plan, dims, structures);
+  return plan;
+}
+inline chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, std::span<const operand_structure> structures) {
+  chain_plan<dynamic> plan;
+  detail::build_structured_plan(plan, dims, structures);
   return plan;
 }
 

@@ -155,7 +155,19 @@ constexpr auto static_chain_plan() {
       std::size_t* out = dims.data();
       for (const std::size_t r : rows) *out++ = r;
       *out = cols[n - 1];
-      return plan_chain(dims);
+      // An array and a loop, not a fold over ||: clang nests a fold of n terms n deep (limit 256).
+      constexpr std::array<operand_structure, n> structures{Shapes::structure...};
+      constexpr bool structured = [&] {
+        for (const operand_structure s : structures) {
+          if (s != operand_structure::general) return true;
+        }
+        return false;
+      }();
+      if constexpr (structured) {
+        return plan_chain(dims, structures);
+      } else {
+        return plan_chain(dims);
+      }
     }
   }
 }

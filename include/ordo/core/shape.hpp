@@ -12,6 +12,11 @@ namespace ordo {
 // Marks an extent known only at run time; the same value as std::dynamic_extent.
 inline constexpr std::size_t dynamic = std::dynamic_extent;
 
+// What the planner knows about an operand's elements besides its extents. A diagonal operand is
+// square and stored as its diagonal: a product with it scales rows or columns (rows x cols
+// multiplications, not rows x inner x cols), and a product of two diagonals is diagonal.
+enum class operand_structure : unsigned char { general, diagonal };
+
 // The shape of a Rows x Cols matrix. Extents given as ordo::dynamic are stored; static ones cost
 // nothing, so shape<3, 4> is an empty type usable at compile time.
 template <std::size_t Rows, std::size_t Cols>
@@ -20,6 +25,7 @@ class shape {
   static constexpr std::size_t static_rows = Rows;
   static constexpr std::size_t static_cols = Cols;
   static constexpr bool is_static = Rows != dynamic && Cols != dynamic;
+  static constexpr operand_structure structure = operand_structure::general;
   static constexpr std::size_t dynamic_extent_count =
       std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic};
 
@@ -46,12 +52,45 @@ class shape {
   std::size_t cols_ = Cols;
 };
 
+// The shape of an Extent x Extent diagonal operand (ordo::diagonal(d)): planned as a scaling.
+template <std::size_t Extent>
+class diagonal_shape : public shape<Extent, Extent> {
+ public:
+  static constexpr operand_structure structure = operand_structure::diagonal;
+  using shape<Extent, Extent>::shape;
+  constexpr explicit diagonal_shape(std::size_t extent) noexcept
+    requires(Extent == dynamic)
+      : shape<Extent, Extent>(extent, extent) {}
+};
+
+namespace diagnostic {
+
+// An extent as compile errors print it: its number, or ordo::diagnostic::dynamic (not
+// 18446744073709551615), for the shapes that error messages carry in template arguments.
+enum dynamic_extent { dynamic };
+template <std::size_t Extent>
+inline constexpr auto extent_v = [] {
+  if constexpr (Extent == ordo::dynamic) {
+    return dynamic;
+  } else if constexpr (Extent <= 2147483647u) {
+    return static_cast<int>(Extent);  // clang prints an int as "30", a std::size_t as "30UL"
+  } else {
+    return Extent;
+  }
+}();
+
+}  // namespace diagnostic
+
 template <class T>
 struct shape_of {};
 
 template <std::size_t Rows, std::size_t Cols>
 struct shape_of<shape<Rows, Cols>> {
   using type = shape<Rows, Cols>;
+};
+template <std::size_t Extent>
+struct shape_of<diagonal_shape<Extent>> {
+  using type = diagonal_shape<Extent>;
 };
 
 // Any type that names its shape, like ordo::matrix, is shaped.

@@ -69,6 +69,8 @@ template <class T>
 using is_statically_shaped = std::bool_constant<shape_of_t<T>::is_static>;
 template <class T>
 using is_transposed_leaf = std::bool_constant<is_transposed_v<T>>;
+template <class T>
+using is_diagonal_leaf = std::bool_constant<is_diagonal_v<T>>;
 
 // True when the leaves can form a product; otherwise instantiates the diagnostic that says why.
 template <class... Leaves>
@@ -134,6 +136,8 @@ class chain_expression {
   using operands_type = boost::hana::tuple<Leaves...>;
   static constexpr bool is_static = boost::mp11::mp_all_of<leaf_list, detail::is_statically_shaped>::value;
   static constexpr bool has_transposed_operand = boost::mp11::mp_any_of<leaf_list, detail::is_transposed_leaf>::value;
+  // ordo::diagonal(d) operands: planned with their structure, their products run as scalings.
+  static constexpr bool has_diagonal_operand = boost::mp11::mp_any_of<leaf_list, detail::is_diagonal_leaf>::value;
   static constexpr std::size_t matrices = sizeof...(Leaves);
 
   // Scalar multiplications of the planned order (compile time).
@@ -203,6 +207,10 @@ class chain_expression {
   decltype(auto) plan() const {
     if constexpr (is_static) {
       return (chain_plan_v<Leaves...>);
+    } else if constexpr (has_diagonal_operand) {
+      const auto d = dims();
+      constexpr std::array<operand_structure, matrices> structures{shape_of_t<Leaves>::structure...};
+      return plan_chain(std::span<const std::size_t>(d), std::span<const operand_structure>(structures));
     } else {
       const auto d = dims();
       return plan_chain(std::span<const std::size_t>(d));
@@ -230,9 +238,10 @@ class chain_expression {
 
   // m += sign * the product (C += A * B: the last GEMM's beta is 1); m may be an operand.
   template <any_matrix M>
-  void accumulate_into(const M& m, scalar_type sign = scalar_type(1)) const {
+  void accumulate_into(const M& m, scalar_type sign = scalar_type(1), gemm_backend backend = gemm_backend::automatic,
+                       const execution_space& space = execution_space{}) const {
     const chain_expression signed_product(detail::already_checked, operands_, scale_ * sign);
-    detail::evaluate_expression<void>(execution_space{}, signed_product, m, gemm_backend::automatic, true);
+    detail::evaluate_expression<void>(space, signed_product, m, backend, true);
   }
 
   // The product in a new matrix: ordo::matrix<double, 3, 4> r = a * b; extents must agree (static

@@ -44,20 +44,8 @@ namespace diagnostic {
 
 // operator*'s errors state the rule in the message and the operands in the condition, which both
 // compilers print: clang in the error line ("requirement 'ordo::diagnostic::left_operand_is<10,
-// 30>::times<ordo::diagnostic::right_operand_is<31, 5>>'"), g++ in the note after it.
-// An extent reads as its number, or as ordo::diagnostic::dynamic (not 18446744073709551615).
-enum dynamic_extent { dynamic };
-template <std::size_t Extent>
-inline constexpr auto extent_v = [] {
-  if constexpr (Extent == ordo::dynamic) {
-    return dynamic;
-  } else if constexpr (Extent <= 2147483647u) {
-    return static_cast<int>(Extent);  // clang prints an int as "30", a std::size_t as "30UL"
-  } else {
-    return Extent;
-  }
-}();
-
+// 30>::times<ordo::diagnostic::right_operand_is<31, 5>>'"), g++ in the note after it; extents
+// read as diagnostic::extent_v (core/shape.hpp) prints them.
 template <auto Rows, auto Cols>
 struct left_operand_is {
   template <class Right>

@@ -92,36 +92,39 @@ class sum_expression {
 
   result_type make_result() const { return detail::uninitialized_matrix<result_type>(rows(), cols()); }
 
-  // m = the sum: the first term written (beta 0), every further one added (beta 1). A result that
-  // a term reads gets the sum in a temporary first: a later term must see m as it was.
+  // m = the sum: the first term written (beta 0), every further one added (beta 1), on space with
+  // the given GEMM backend. A result that a term reads gets the sum in a temporary first: a later
+  // term must see m as it was.
   template <any_matrix M>
-  void evaluate_into(const M& m) const {
+  void evaluate_into(const M& m, gemm_backend backend = gemm_backend::automatic,
+                     const execution_space& space = execution_space{}) const {
     check_result(m);
     if (reads(m)) {
       const result_type temporary = make_result();
-      evaluate_into(temporary);
-      Kokkos::deep_copy(execution_space{}, m.view(), temporary.view());
-      execution_space{}.fence();
+      evaluate_into(temporary, backend, space);
+      Kokkos::deep_copy(space, m.view(), temporary.view());
+      space.fence();
       return;
     }
     bool first_term = true;
     boost::hana::for_each(terms_, [&](const auto& term) {
-      detail::evaluate_expression<void>(execution_space{}, term, m, gemm_backend::automatic, !first_term);
+      detail::evaluate_expression<void>(space, term, m, backend, !first_term);
       first_term = false;
     });
   }
 
   // m += sign * the sum: every term added with beta 1.
   template <any_matrix M>
-  void accumulate_into(const M& m, scalar_type sign = scalar_type(1)) const {
+  void accumulate_into(const M& m, scalar_type sign = scalar_type(1), gemm_backend backend = gemm_backend::automatic,
+                       const execution_space& space = execution_space{}) const {
     check_result(m);
     if (reads(m)) {
       const result_type temporary = make_result();
-      evaluate_into(temporary);
-      chain_expression<result_type>(temporary).accumulate_into(m, sign);
+      evaluate_into(temporary, backend, space);
+      chain_expression<result_type>(temporary).accumulate_into(m, sign, backend, space);
       return;
     }
-    boost::hana::for_each(terms_, [&](const auto& term) { term.accumulate_into(m, sign); });
+    boost::hana::for_each(terms_, [&](const auto& term) { term.accumulate_into(m, sign, backend, space); });
   }
 
   // The sum in a new matrix: ordo::matrix<double, 3, 4> r = a * b + c;
@@ -266,6 +269,21 @@ auto operator/(const sum_expression<Terms...>& sum, const Scalar& s) {
 template <class... Terms>
 auto operator-(const sum_expression<Terms...>& sum) {
   return -1 * sum;
+}
+
+// Evaluates the sum into result (result = t1 + t2 + ...), each term's products on the given GEMM
+// backend; the same on an instance of the terms' execution space.
+template <class... Terms, any_matrix R>
+void evaluate(const sum_expression<Terms...>& sum, const R& result, gemm_backend backend = gemm_backend::automatic) {
+  sum.evaluate_into(result, backend);
+}
+template <class ExecutionSpace, class... Terms, any_matrix R>
+  requires Kokkos::is_execution_space<ExecutionSpace>::value
+void evaluate(const ExecutionSpace& space, const sum_expression<Terms...>& sum, const R& result,
+              gemm_backend backend = gemm_backend::automatic) {
+  static_assert(std::is_same_v<ExecutionSpace, typename sum_expression<Terms...>::execution_space>,
+                "ordo::evaluate(space, sum, result): space must be an instance of the terms' execution space");
+  sum.evaluate_into(result, backend, space);
 }
 
 // c += a and c -= a of a matrix or a transpose (a product or a sum uses the members of matrix).

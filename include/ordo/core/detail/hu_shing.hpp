@@ -26,7 +26,8 @@
 //  4. The kept arcs cut the polygon into regions, each fanned from its smallest vertex.
 // The public implementation of junodeveloper/Hu-Shing (C++, cost only) was read for the shape of
 // step 3; this one keeps the tree, breaks ties by the strict order of step 1, compares supports
-// exactly (cross products in 128 bits, or 512 when the chain's costs may pass 64 bits) and uses
+// exactly (cross products in 128 bits; in 256 when the chain's sums may pass 64 bits, with 128-bit
+// sums; in 512 when they may pass 128 bits, dims beyond 2^30) and uses
 // no recursion deeper than the leftist heap's O(log n) merge.
 
 #include <ordo/core/detail/chain_triangulation.hpp>
@@ -40,7 +41,28 @@
 
 namespace ordo::detail {
 
-// Exact unsigned integers of Limbs 64-bit words, for chains whose triangle costs pass 64 bits.
+// a * b as (high, low) words.
+struct double_word {
+  std::uint64_t high, low;
+  friend constexpr bool operator<(const double_word& x, const double_word& y) noexcept {
+    return x.high != y.high ? x.high < y.high : x.low < y.low;
+  }
+};
+
+constexpr double_word multiply_exactly(std::uint64_t a, std::uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__)
+  __extension__ typedef unsigned __int128 product_type;
+  const product_type p = static_cast<product_type>(a) * b;
+  return {static_cast<std::uint64_t>(p >> 64), static_cast<std::uint64_t>(p)};
+#else
+  const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  const std::uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
+  const std::uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+  return {a_hi * b_hi + (hi_lo >> 32) + (cross >> 32), (cross << 32) | (lo_lo & 0xffffffffu)};
+#endif
+}
+
+// Exact unsigned integers of Limbs 64-bit words, for chains whose sums pass 128 bits.
 template <std::size_t Limbs>
 struct wide_unsigned {
   std::array<std::uint64_t, Limbs> limb{};
@@ -76,13 +98,9 @@ struct wide_unsigned {
     for (std::size_t i = 0; i < Limbs; ++i) {
       std::uint64_t carry = 0;
       for (std::size_t j = 0; i + j < Limbs; ++j) {
-        const std::uint64_t a = x.limb[i], b = y.limb[j];
-        const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
-        const std::uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
-        const std::uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
-        std::uint64_t high = a_hi * b_hi + (hi_lo >> 32) + (cross >> 32);
-        std::uint64_t low = (cross << 32) | (lo_lo & 0xffffffffu);
-        low += carry;
+        const double_word p = multiply_exactly(x.limb[i], y.limb[j]);
+        std::uint64_t high = p.high;
+        std::uint64_t low = p.low + carry;
         high += low < carry ? 1 : 0;
         const std::uint64_t before = product.limb[i + j];
         product.limb[i + j] = before + low;
@@ -101,27 +119,6 @@ struct wide_unsigned {
   friend constexpr bool operator==(const wide_unsigned&, const wide_unsigned&) = default;
 };
 
-// a * b as (high, low) words.
-struct double_word {
-  std::uint64_t high, low;
-  friend constexpr bool operator<(const double_word& x, const double_word& y) noexcept {
-    return x.high != y.high ? x.high < y.high : x.low < y.low;
-  }
-};
-
-constexpr double_word multiply_exactly(std::uint64_t a, std::uint64_t b) noexcept {
-#if defined(__SIZEOF_INT128__)
-  __extension__ typedef unsigned __int128 product_type;
-  const product_type p = static_cast<product_type>(a) * b;
-  return {static_cast<std::uint64_t>(p >> 64), static_cast<std::uint64_t>(p)};
-#else
-  const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
-  const std::uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
-  const std::uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
-  return {a_hi * b_hi + (hi_lo >> 32) + (cross >> 32), (cross << 32) | (lo_lo & 0xffffffffu)};
-#endif
-}
-
 // x_num / x_den < y_num / y_den for positive denominators. One expression where the compiler has
 // 128-bit integers: the heap compares supports O(n log n) times, and clang charges constant
 // evaluation per call.
@@ -134,6 +131,31 @@ constexpr bool ratio_less(std::uint64_t x_num, std::uint64_t x_den, std::uint64_
   return multiply_exactly(x_num, y_den) < multiply_exactly(y_num, x_den);
 #endif
 }
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 uint128;
+
+// a * b exactly, as (high, low) 128-bit words: four 64 x 64 products.
+struct quad_word {
+  uint128 high, low;
+};
+constexpr quad_word multiply_exactly(uint128 a, uint128 b) noexcept {
+  const auto a0 = static_cast<std::uint64_t>(a), a1 = static_cast<std::uint64_t>(a >> 64);
+  const auto b0 = static_cast<std::uint64_t>(b), b1 = static_cast<std::uint64_t>(b >> 64);
+  const uint128 p00 = static_cast<uint128>(a0) * b0, p01 = static_cast<uint128>(a0) * b1;
+  const uint128 p10 = static_cast<uint128>(a1) * b0, p11 = static_cast<uint128>(a1) * b1;
+  const uint128 middle = (p00 >> 64) + static_cast<std::uint64_t>(p01) + static_cast<std::uint64_t>(p10);  // < 3 * 2^64
+  return {p11 + (p01 >> 64) + (p10 >> 64) + (middle >> 64), (middle << 64) | static_cast<std::uint64_t>(p00)};
+}
+// The comparison of the 128-bit path: sums below 2^128, their cross products in 256 bits.
+constexpr bool ratio_less(uint128 x_num, uint128 x_den, uint128 y_num, uint128 y_den) noexcept {
+  const quad_word left = multiply_exactly(x_num, y_den), right = multiply_exactly(y_num, x_den);
+  return left.high != right.high ? left.high < right.high : left.low < right.low;
+}
+constexpr std::uint64_t cost_as_uint64(uint128 cost) noexcept {
+  return (cost >> 64) != 0 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(cost);
+}
+#endif
+
 template <std::size_t Limbs>
 constexpr bool ratio_less(const wide_unsigned<Limbs>& x_num, const wide_unsigned<Limbs>& x_den,
                           const wide_unsigned<Limbs>& y_num, const wide_unsigned<Limbs>& y_den) noexcept {
@@ -160,7 +182,8 @@ struct hu_shing_result {
 using polygon_index = std::uint32_t;
 
 // Steps 2-4 on a relabelled polygon, with Number exact for every sum the steps form:
-// std::uint64_t when 4 (n + 3) max(d)^3 fits, else 512-bit integers. Loops index raw arrays
+// std::uint64_t when 4 (n + 3) max(d)^3 fits, else unsigned __int128 when that fits, else 512-bit
+// integers. Loops index raw arrays
 // (chain_triangulation.hpp says why).
 template <class Number>
 class hu_shing_triangulator {
@@ -420,6 +443,25 @@ constexpr preorder_splits splits_of_relabelled(polygon_triangle* triangles, std:
   return splits_of_triangulation(triangles, count, vertices);
 }
 
+// Whether 4 (n + 3) largest^3, the bound on every sum the steps form, is below 2^128: then the
+// sums are 128-bit numbers and their cross products (the support comparisons) 256-bit ones. Dims
+// up to 2^30 qualify for any chain Hu-Shing takes (n < 2^32).
+constexpr bool fits_in_128_bits(std::uint64_t largest, std::size_t n) noexcept {
+  const double_word square = multiply_exactly(largest, largest);
+  // square * largest * 4 (n + 3) < 2^128, in 64-bit pieces: high words first.
+  const double_word cube_low = multiply_exactly(square.low, largest);
+  const double_word cube_high = multiply_exactly(square.high, largest);
+  if (cube_high.high != 0) return false;
+  const std::uint64_t cube_top = cube_high.low + cube_low.high;
+  if (cube_top < cube_low.high) return false;  // carried past 128 bits
+  const std::uint64_t factor = 4 * (std::uint64_t{n} + 3);
+  const double_word top = multiply_exactly(cube_top, factor);
+  const double_word bottom = multiply_exactly(cube_low.low, factor);
+  if (top.high != 0) return false;
+  const std::uint64_t upper = top.low + bottom.high;
+  return upper >= bottom.high;
+}
+
 // Requires dims.size() >= 2.
 constexpr hu_shing_result hu_shing_order(std::span<const std::size_t> dims) {
   hu_shing_result result;
@@ -444,6 +486,12 @@ constexpr hu_shing_result hu_shing_order(std::span<const std::size_t> dims) {
     const auto size = static_cast<polygon_index>(vertices);
     if (bound != std::numeric_limits<std::uint64_t>::max()) {
       result.cost = hu_shing_triangulator<std::uint64_t>(w.data(), size).triangulate(triangles.data());
+    } else if (fits_in_128_bits(largest, n)) {
+#if defined(__SIZEOF_INT128__)
+      result.cost = hu_shing_triangulator<uint128>(w.data(), size).triangulate(triangles.data());
+#else
+      result.cost = hu_shing_triangulator<wide_unsigned<4>>(w.data(), size).triangulate(triangles.data());
+#endif
     } else {
       result.cost = hu_shing_triangulator<wide_unsigned<8>>(w.data(), size).triangulate(triangles.data());
     }

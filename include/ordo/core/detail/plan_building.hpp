@@ -10,12 +10,50 @@
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/planned_product.hpp>
 
+#include <ordo/core/shape.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 
 namespace ordo::detail {
+
+// Which operands are diagonal, as prefix counts: range [first, last] is one diagonal factor when
+// every operand in it is. An empty structure list (a general chain) allocates nothing.
+class diagonal_ranges {
+ public:
+  constexpr explicit diagonal_ranges(std::span<const operand_structure> structures)
+      : count_before_(structures.empty() ? 0 : structures.size() + 1) {
+    std::size_t* before = count_before_.data();
+    for (std::size_t i = 0; i < structures.size(); ++i) {
+      before[i + 1] = before[i] + (structures[i] == operand_structure::diagonal ? 1 : 0);
+    }
+  }
+  constexpr bool any() const noexcept { return count_before_.size() > 0 && count_before_.data()[count_before_.size() - 1] > 0; }
+  constexpr bool all_diagonal(std::size_t first, std::size_t last) const noexcept {
+    if (count_before_.size() == 0) return false;
+    const std::size_t* before = count_before_.data();
+    return before[last + 1] - before[first] == last - first + 1;
+  }
+
+ private:
+  scratch_array<std::size_t> count_before_;
+};
+
+// The kind of the product (A_first..A_k)(A_k+1..A_last) and its scalar multiplications, saturated.
+struct product_estimate {
+  product_kind kind;
+  cost_type multiplications;
+};
+constexpr product_estimate estimate_product(const std::size_t* d, std::size_t first, std::size_t k, std::size_t last,
+                                            const diagonal_ranges& diagonals) noexcept {
+  const bool left_diagonal = diagonals.all_diagonal(first, k), right_diagonal = diagonals.all_diagonal(k + 1, last);
+  if (left_diagonal && right_diagonal) return {product_kind::diagonal, d[first]};
+  if (left_diagonal) return {product_kind::scale_rows, saturating_mul(d[k + 1], d[last + 1])};
+  if (right_diagonal) return {product_kind::scale_cols, saturating_mul(d[first], d[k + 1])};
+  return {product_kind::general, saturating_mul(saturating_mul(d[first], d[k + 1]), d[last + 1])};
+}
 
 constexpr std::size_t decimal_digits(std::size_t value) noexcept {
   std::size_t digits = 1;
@@ -31,11 +69,17 @@ constexpr std::size_t order_length_bound(std::size_t matrices) noexcept {
 }
 
 // Scalar multiplications of ((A1 A2) A3) ... An; saturated when it does not fit in 64 bits.
-constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims) {
+constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims, const diagonal_ranges& diagonals) {
   const std::size_t n = dims.size() - 1;
   const std::size_t* d = dims.data();
-  const bool fits = chain_costs_fit(dims);  // then no sum below can overflow
   cost_type left_to_right = 0;
+  if (diagonals.any()) {
+    for (std::size_t k = 1; k < n; ++k) {
+      left_to_right = saturating_add(left_to_right, estimate_product(d, 0, k - 1, k, diagonals).multiplications);
+    }
+    return left_to_right;
+  }
+  const bool fits = chain_costs_fit(dims);  // then no sum below can overflow
   for (std::size_t k = 1; k < n; ++k) {
     left_to_right = fits ? left_to_right + cost_type{d[0]} * d[k] * d[k + 1]
                          : saturating_add(left_to_right, saturating_mul(saturating_mul(d[0], d[k]), d[k + 1]));
@@ -46,7 +90,8 @@ constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims) {
 // The n - 1 products of the tree that splits describes, in post-order, into products; returns
 // the tree's cost. Throws std::overflow_error when the cost does not fit in 64 bits.
 constexpr cost_type place_products(std::span<const std::size_t> dims, const preorder_splits& splits,
-                                   planned_product* products) {
+                                   planned_product* products, const diagonal_ranges& diagonals) {
+  const bool structured = diagonals.any();
   const std::size_t n = dims.size() - 1;
   const std::size_t* d = dims.data();
   const bool fits = chain_costs_fit(dims);
@@ -68,9 +113,16 @@ constexpr cost_type place_products(std::span<const std::size_t> dims, const preo
     const std::size_t k = *split++;
     const std::size_t left = r.first == k ? k : n + k - 1 - r.rights;
     const std::size_t right = k + 1 == r.last ? r.last : n + r.last - 2 - r.rights;
-    products[r.last - 1 - r.rights] = {left, right, r.first, r.last, d[r.first], d[k + 1], d[r.last + 1], 0};
-    total = fits ? total + cost_type{d[r.first]} * d[k + 1] * d[r.last + 1]
-                 : saturating_add(total, saturating_mul(saturating_mul(d[r.first], d[k + 1]), d[r.last + 1]));
+    planned_product& placed = products[r.last - 1 - r.rights];
+    placed = {left, right, r.first, r.last, d[r.first], d[k + 1], d[r.last + 1], 0, product_kind::general};
+    if (structured) {
+      const product_estimate estimate = estimate_product(d, r.first, k, r.last, diagonals);
+      placed.kind = estimate.kind;
+      total = saturating_add(total, estimate.multiplications);
+    } else {
+      total = fits ? total + cost_type{d[r.first]} * d[k + 1] * d[r.last + 1]
+                   : saturating_add(total, saturating_mul(saturating_mul(d[r.first], d[k + 1]), d[r.last + 1]));
+    }
     if (k + 1 != r.last) stack[depth++] = {k + 1, r.last, r.rights + 1};
     if (r.first != k) stack[depth++] = {r.first, k, r.rights};
   }
@@ -117,7 +169,7 @@ constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) 
   for (std::size_t p = 0; p + 1 < n; ++p) {
     const planned_product& pr = products[p];
     const std::size_t node = n + p;
-    size[node] = p + 2 == n ? 0 : saturating_mul(pr.rows, pr.cols);
+    size[node] = p + 2 == n ? 0 : pr.kind == product_kind::diagonal ? pr.rows : saturating_mul(pr.rows, pr.cols);
     const cost_type while_right = saturating_add(size[pr.left], peak[pr.right]);
     const cost_type at_parent = saturating_add(saturating_add(size[pr.left], size[pr.right]), size[node]);
     cost_type highest = peak[pr.left];

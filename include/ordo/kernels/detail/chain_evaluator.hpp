@@ -11,6 +11,7 @@
 #include <ordo/platform/shape_text.hpp>
 #include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/detail/diagonal_products.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
@@ -53,6 +54,13 @@ template <class View>
   }
 const auto& storage_of(const View& v) noexcept {
   return v.matrix();
+}
+template <class Diagonal>
+  requires requires(const Diagonal& d) {
+    { d.vector() } -> any_matrix;
+  }
+const auto& storage_of(const Diagonal& d) noexcept {
+  return d.vector();
 }
 
 // Whether two matrices' elements share memory (overlapping ranges, not only equal starts).
@@ -120,10 +128,16 @@ void run_products(const ExecutionSpace& space, const Plan& plan, std::vector<Nod
   for (std::size_t p = 0; p < products.size(); ++p) {
     const planned_product& step = products[p];
     const bool is_root = p + 1 == products.size();
-    const NodeView out =
-        is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, step.cols);
-    gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
-                           is_root ? beta : compute_type(0), out, backend);
+    // A diagonal product keeps its n x 1 diagonal, except at the root, which is the dense result.
+    const std::size_t cols = step.kind == product_kind::diagonal ? 1 : step.cols;
+    const NodeView out = is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, cols);
+    if (step.kind == product_kind::general) {
+      gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                             is_root ? beta : compute_type(0), out, backend);
+    } else {
+      diagonal_product(space, step.kind, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                       is_root ? beta : compute_type(0), out);
+    }
     nodes[n + p] = out;
   }
   // The workspace is released on return; kernels that still read it must be done.
@@ -160,6 +174,12 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
   const compute_type beta = accumulate ? compute_type(1) : compute_type(0);
 
   if (n == 1) {
+    if constexpr (Expression::has_diagonal_operand) {
+      // diag(d) alone: the dense matrix, as the product diag(d) diag(1) would write it.
+      expand_diagonal(space, alpha, nodes[0], beta, out_view);
+      space.fence();
+      return;
+    }
     bool copied = false;
     if constexpr (!Expression::has_transposed_operand) {
       if (alpha == compute_type(1) && !accumulate) {

@@ -7,6 +7,7 @@
 // by argument-dependent lookup when a conversion is instantiated).
 
 #include <ordo/core/shape.hpp>
+#include <ordo/kernels/detail/diagonal_leaf.hpp>
 #include <ordo/kernels/matrix.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -66,9 +67,10 @@ inline constexpr bool is_transposed_v = false;
 template <class M>
 inline constexpr bool is_transposed_v<transposed<M>> = true;
 
-// A leaf of a product: an ordo::matrix or the transpose of one.
+// A leaf of a product: an ordo::matrix, the transpose of one, or a diagonal (ordo::diagonal(d)).
 template <class T>
-concept product_leaf = any_matrix<T> || is_transposed_v<std::remove_cvref_t<T>>;
+concept product_leaf =
+    any_matrix<T> || is_transposed_v<std::remove_cvref_t<T>> || is_diagonal_v<std::remove_cvref_t<T>>;
 
 template <any_matrix M>
 transposed<std::remove_cvref_t<M>> transpose(const M& m) {
