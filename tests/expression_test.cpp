@@ -122,12 +122,14 @@ std::string library_backend() {
 template <class ExecutionSpace>
 using dyn = ordo::matrix<double, ordo::dynamic, ordo::dynamic, ExecutionSpace>;
 
+// A matrix leaf is the stored matrix itself: products borrow lvalue matrices, so a copy made
+// here would die before the expression that points to it is evaluated.
 template <std::size_t Mask, std::size_t I, class M>
-auto leaf(const M& stored) {
+decltype(auto) leaf(const M& stored) {
   if constexpr ((Mask >> I) & 1U) {
     return ordo::transpose(stored);
   } else {
-    return stored;
+    return (stored);
   }
 }
 
@@ -619,6 +621,41 @@ TEST_CASE_TEMPLATE_DEFINE("sums of products, C += A*B, C -= A*B, division by a s
                        std::invalid_argument);
 }
 ORDO_TEST_ALL_SPACES(sums_id);
+
+// What a product holds (issue 30): lvalue matrices by pointer (no View copied, no reference count
+// touched), temporaries moved in, transposes and diagonals as small copies.
+TEST_CASE_TEMPLATE_DEFINE("a product borrows lvalue matrices and owns temporaries", ExecutionSpace, borrow_id) {
+  using m33 = ordo::matrix<double, 3, 3, ExecutionSpace>;
+  const m33 a{{1, 2, 0}, {0, 1, 0}, {0, 0, 1}};
+  const m33 b{{1, 0, 0}, {3, 1, 0}, {0, 0, 2}};
+  const auto references = a.view().use_count();
+  {
+    const auto e = a * b * a * b;
+    static_assert(std::is_trivially_copyable_v<std::remove_cvref_t<decltype(e)>>,
+                  "a product of lvalue matrices is a few pointers and a scale");
+    CHECK(a.view().use_count() == references);
+    CHECK(b.view().use_count() == references);
+    const m33 r = e;
+    const m33 ab = a * b;
+    const m33 expected = ab * ab;
+    auto host_r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.view());
+    auto host_expected = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), expected.view());
+    for (std::size_t i = 0; i < 3; ++i) {
+      for (std::size_t j = 0; j < 3; ++j) CHECK(host_r(i, j) == host_expected(i, j));
+    }
+  }
+  {
+    // A temporary is moved in: the expression holds the only reference to its elements.
+    const auto fresh = [] { return m33{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}; };
+    const auto e = fresh() * b;
+    CHECK(e.template operand<0>().view().use_count() == 1);
+    // A transpose shares its matrix's elements: one more reference while the expression lives.
+    const auto t = ordo::transpose(a) * b;
+    CHECK(a.view().use_count() == references + 1);
+  }
+  CHECK(a.view().use_count() == references);
+}
+ORDO_TEST_ALL_SPACES(borrow_id);
 
 // diag(v) as a dense matrix: the oracle for ordo::diagonal(v).
 exact_matrix exact_diagonal(const exact_matrix& v) {

@@ -226,7 +226,7 @@ void check_dynamic_chain(const std::vector<std::size_t>& dims, std::mt19937_64& 
   const auto expression = std::apply([](const auto&... m) { return ordo::chain(m...); }, operands);
   dyn result(dims[0], dims[N]);
   // Only the workspace is allocated, and it is exactly the predicted peak, checked independently.
-  const std::uint64_t peak = ordo_test::simulated_peak_elements(expression.plan());
+  const auto peak = static_cast<std::uint64_t>(ordo_test::simulated_peak_elements(expression.plan()));
   const std::uint64_t workspace_bytes =
       peak > 0 ? probe_allocation_bytes<T, typename ExecutionSpace::memory_space>(peak) : 0;
   {

@@ -117,10 +117,10 @@ inline structured_tree brute_force_structured_optimum(const std::vector<std::siz
 
 // Elements of a product's result: rows x cols, or rows when every operand it covers is diagonal.
 template <class Step>
-std::uint64_t result_elements(const Step& step, const std::vector<bool>& diagonal) {
+wide_cost result_elements(const Step& step, const std::vector<bool>& diagonal) {
   bool all_diagonal = !diagonal.empty();
   for (std::size_t i = step.first; all_diagonal && i <= step.last; ++i) all_diagonal = diagonal[i];
-  return all_diagonal ? std::uint64_t{step.rows} : std::uint64_t{step.rows} * step.cols;
+  return all_diagonal ? wide_cost{step.rows} : wide_cost{step.rows} * step.cols;
 }
 
 inline std::uint64_t catalan(std::size_t n) {
@@ -135,12 +135,13 @@ inline std::size_t tree_count(const std::vector<std::size_t>& dims) {
 }
 
 // Runs the plan's products in order with an explicit set of live intermediates and returns the
-// most elements ever alive at once.
+// most elements ever alive at once (in 128 bits: with dims near 2^42, or zero inner dims, an
+// intermediate can hold more than 2^64 elements while the cost fits).
 template <class Plan>
-std::uint64_t simulated_peak_elements(const Plan& plan, const std::vector<bool>& diagonal = {}) {
+wide_cost simulated_peak_elements(const Plan& plan, const std::vector<bool>& diagonal = {}) {
   const std::size_t n = plan.matrices();
-  std::map<std::size_t, std::uint64_t> live;
-  std::uint64_t now = 0, peak = 0;
+  std::map<std::size_t, wide_cost> live;
+  wide_cost now = 0, peak = 0;
   const auto products = plan.products();
   for (std::size_t p = 0; p < products.size(); ++p) {
     const auto& step = products[p];
@@ -174,7 +175,7 @@ bool workspace_layout_is_valid(const Plan& plan, const std::vector<bool>& diagon
     const auto& step = products[p];
     if (p + 1 < products.size()) {
       const std::uint64_t begin = step.workspace_offset;
-      const std::uint64_t end = begin + result_elements(step, diagonal);
+      const auto end = static_cast<std::uint64_t>(begin + result_elements(step, diagonal));
       if (end > capacity) return false;
       for (const auto& [node, interval] : live) {
         if (begin < interval.second && interval.first < end && begin != end && interval.first != interval.second) {

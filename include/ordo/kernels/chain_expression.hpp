@@ -68,9 +68,9 @@ using execution_space_of = typename T::execution_space;
 template <class T>
 using is_statically_shaped = std::bool_constant<shape_of_t<T>::is_static>;
 template <class T>
-using is_transposed_leaf = std::bool_constant<is_transposed_v<T>>;
+using is_transposed_leaf = std::bool_constant<is_transposed_v<unborrowed_t<T>>>;
 template <class T>
-using is_diagonal_leaf = std::bool_constant<is_diagonal_v<T>>;
+using is_diagonal_leaf = std::bool_constant<is_diagonal_v<unborrowed_t<T>>>;
 
 // True when the leaves can form a product; otherwise instantiates the diagnostic that says why.
 template <class... Leaves>

@@ -115,9 +115,13 @@ chain_expression<Leaves...> make_product(boost::hana::tuple<Leaves...> leaves, S
   return chain_expression<Leaves...>(already_checked, std::move(leaves), scale);
 }
 
-// The leaves of an operand as a hana::tuple. A product that is about to die (the a * b in
-// a * b * c) gives its tuple up, so that a chain of n operators copies each leaf (a Kokkos View,
-// reference counted) a few times, not n times.
+// The leaves of an operand as a hana::tuple: an lvalue ordo::matrix borrowed
+// (detail/borrowed_leaf.hpp: a pointer, no reference counting), a temporary one moved in, a
+// transpose or diagonal copied (a small view that shares its matrix's elements: as Eigen nests
+// expression nodes by value and only plain matrices by reference, so that
+// `f(ordo::transpose(a), b)` returning its parameters' product does not point at a dead
+// temporary), and a product's leaves as they are; a product that is about to die (the a * b in
+// a * b * c) gives its tuple up.
 template <class Operand>
 auto leaves_of(Operand&& operand) {
   using plain = std::remove_cvref_t<Operand>;
@@ -126,6 +130,8 @@ auto leaves_of(Operand&& operand) {
     return std::move(operand).release_operands();
   } else if constexpr (is_chain_expression_v<plain>) {
     return operand.operands();
+  } else if constexpr (std::is_lvalue_reference_v<Operand&&> && any_matrix<plain>) {
+    return boost::hana::make_tuple(borrowed_leaf<plain>(operand));
   } else {
     return boost::hana::make_tuple(plain(std::forward<Operand>(operand)));
   }

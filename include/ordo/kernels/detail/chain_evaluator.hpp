@@ -11,6 +11,7 @@
 #include <ordo/platform/shape_text.hpp>
 #include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
+#include <ordo/kernels/detail/borrowed_leaf.hpp>
 #include <ordo/kernels/detail/diagonal_products.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/gemm.hpp>
@@ -61,6 +62,10 @@ template <class Diagonal>
   }
 const auto& storage_of(const Diagonal& d) noexcept {
   return d.vector();
+}
+template <class Leaf>
+const auto& storage_of(const borrowed_leaf<Leaf>& leaf) noexcept {
+  return storage_of(leaf.get());
 }
 
 // Whether two matrices' elements share memory (overlapping ranges, not only equal starts).

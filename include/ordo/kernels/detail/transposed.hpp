@@ -7,6 +7,7 @@
 // by argument-dependent lookup when a conversion is instantiated).
 
 #include <ordo/core/shape.hpp>
+#include <ordo/kernels/detail/borrowed_leaf.hpp>
 #include <ordo/kernels/detail/diagonal_leaf.hpp>
 #include <ordo/kernels/matrix.hpp>
 
@@ -67,10 +68,11 @@ inline constexpr bool is_transposed_v = false;
 template <class M>
 inline constexpr bool is_transposed_v<transposed<M>> = true;
 
-// A leaf of a product: an ordo::matrix, the transpose of one, or a diagonal (ordo::diagonal(d)).
+// A leaf of a product: an ordo::matrix, the transpose of one, or a diagonal (ordo::diagonal(d)),
+// held by the expression or borrowed from an lvalue (detail/borrowed_leaf.hpp).
 template <class T>
-concept product_leaf =
-    any_matrix<T> || is_transposed_v<std::remove_cvref_t<T>> || is_diagonal_v<std::remove_cvref_t<T>>;
+concept product_leaf = any_matrix<detail::unborrowed_t<T>> || is_transposed_v<detail::unborrowed_t<T>> ||
+                       is_diagonal_v<detail::unborrowed_t<T>>;
 
 template <any_matrix M>
 transposed<std::remove_cvref_t<M>> transpose(const M& m) {
@@ -80,6 +82,13 @@ transposed<std::remove_cvref_t<M>> transpose(const M& m) {
 template <class M>
 const M& transpose(const transposed<M>& t) noexcept {
   return t.matrix();
+}
+
+// The transpose of a borrowed leaf (transpose(a * b) reverses and transposes each leaf): the
+// transpose of what it points to, as a value.
+template <class Leaf>
+auto transpose(const detail::borrowed_leaf<Leaf>& leaf) {
+  return std::remove_cvref_t<decltype(transpose(leaf.get()))>(transpose(leaf.get()));
 }
 
 }  // namespace ordo
