@@ -20,8 +20,10 @@ import ordo_bench as ob
 HERE = Path(__file__).resolve().parent
 WATCH = ("include", "bench/compile_time")
 DOC = "docs/compile_time.md"
-SECTIONS = ("compile-time-results", "compile-time-hu-shing", "include-cost", "expression-compile", "gemm-view-types")
-REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5)))
+SECTIONS = ("compile-time-results", "compile-time-hu-shing", "include-cost", "expression-compile", "gemm-view-types",
+            "public-headers", "consumer")
+REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5, 3, 3)))
+CONSUMER_GOAL = 1.5  # issue 30: a consumer's 3 x 3 a * b at most 1.5 times a Kokkos hello world
 SEED, GOAL_N, GOAL_GXX = 2026, 64, 0.5  # the DP run's goals: n = 64 within the limits, + 0.5 s on g++
 LONG_GOAL_N, LONG_GOAL, INCLUDE_GOAL = 1024, 1.0, 0.3  # issue 15: 1024 matrices, + 1 s
 EXPRESSION_GOAL = 0.5  # issue 30: a 16-operand expression at most +0.5 s over a 2-operand one
@@ -466,6 +468,73 @@ def expression_section(ctx, compilers, reps):
                 versions(compilers), kokkos("g++")[1])
 
 
+def public_headers_section(ctx, compilers, reps):
+    """What including each public header (not detail/) costs over an empty TU, at -O2 -c."""
+    names = sorted(str(p.relative_to(INCLUDE)) for p in Path(INCLUDE).rglob("*.hpp") if "detail" not in p.parts)
+    names.append("Kokkos_Core.hpp")  # the reference: what every kernels header includes
+    mpi = subprocess.run(["mpicxx", "--showme:compile"], capture_output=True, text=True).stdout.split()
+    src = {"empty": write("public_empty.cpp", "int main() { return 0; }\n")}
+    src.update({h: write("public_%d.cpp" % i, "#include <%s>\nint main() { return 0; }\n" % h)
+                for i, h in enumerate(names)})
+    flags = lambda c: ["-std=c++20", "-O2", "-c", "-fopenmp", "-DORDO_HAS_BLAS=1", "-I", INCLUDE, "-isystem",
+                       kokkos(c)[0] + "/include"] + mpi
+    res = rounds(ctx, {(c, k): (c, flags(c), s) for c in compilers for k, s in src.items()}, reps)
+    rows = [["`<%s>`" % h] + ["%+.2f" % (res[(c, h)]["cpu"] - res[(c, "empty")]["cpu"]) for c in compilers] +
+            ["%.0f" % max(res[(c, h)]["max_mb"] for c in compilers)] for h in names]
+    return "\n".join([
+        "Every public header (`include/ordo/**.hpp` outside `detail/`) alone in a TU with an empty `main`, "
+        "`-std=c++20 -O2 -c -fopenmp -DORDO_HAS_BLAS=1` with Kokkos and Open MPI's include paths: median CPU seconds "
+        "(user + sys) of %d compiles added over the empty TU (%s), and the largest peak memory. Umbrella headers "
+        "(`<ordo/ordo.hpp>`, `<ordo/kernels.hpp>`, ...) include the others; the last row, `<Kokkos_Core.hpp>` alone, "
+        "is the part of every kernels header that is Kokkos'; %s." % (reps, ", ".join("%s %.2f s" % (c, res[(c, "empty")]["cpu"]) for c in compilers),
+                                       loads(res)), "",
+        ob.table(["header"] + ["%s (s)" % c for c in compilers] + ["peak MB"], rows, "l" + "r" * (len(compilers) + 1))]), (
+        versions(compilers) + "; Kokkos %s built with each" % kokkos("g++")[1])
+
+
+CONSUMER_UNITS = {
+    "hello": ("a Kokkos hello world (the reference)", "#include <Kokkos_Core.hpp>\n#include <cstdio>\n\n"
+              "int main(int argc, char* argv[]) {\n  Kokkos::ScopeGuard kokkos(argc, argv);\n"
+              "  std::printf(\"hello from %s\\n\", Kokkos::DefaultExecutionSpace::name());\n  return 0;\n}\n"),
+    "views": ("plain Kokkos: three 3 x 3 Views, a mirror, two `deep_copy`s and one `parallel_for` product",
+              "#include <Kokkos_Core.hpp>\n\nint main(int argc, char* argv[]) {\n  Kokkos::ScopeGuard kokkos(argc, argv);\n"
+              "  {\n    Kokkos::View<double**, Kokkos::LayoutRight> a(\"a\", 3, 3), b(\"b\", 3, 3), c(\"c\", 3, 3);\n"
+              "    auto h = Kokkos::create_mirror_view(a);\n    h(0, 0) = 1;\n    Kokkos::deep_copy(a, h);\n"
+              "    Kokkos::deep_copy(b, a);\n    Kokkos::parallel_for(9, KOKKOS_LAMBDA(int e) {\n"
+              "      const int i = e / 3, j = e % 3;\n      double s = 0;\n"
+              "      for (int l = 0; l < 3; ++l) s += a(i, l) * b(l, j);\n      c(i, j) = s;\n    });\n"
+              "    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);\n"
+              "    return hc(0, 0) == 1 ? 0 : 1;\n  }\n}\n"),
+    "consumer": ("`#include <ordo/ordo.hpp>`, two 3 x 3 matrices from row lists, `matrix c = a * b;`",
+                 "#include <ordo/ordo.hpp>\n\nint main(int argc, char* argv[]) {\n  Kokkos::ScopeGuard kokkos(argc, argv);\n"
+                 "  {\n    ordo::matrix<double, 3, 3> a{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};\n"
+                 "    ordo::matrix<double, 3, 3> b{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};\n"
+                 "    ordo::matrix<double, 3, 3> c = a * b;\n    return c(0, 0) == 1 ? 0 : 1;\n  }\n}\n"),
+}
+
+
+def consumer_section(ctx, compilers, reps):
+    """A consumer's smallest program against a Kokkos hello world, -O3 -c (the issue-30 goal)."""
+    src = {u: write("consumer_%s.cpp" % u, text) for u, (_, text) in CONSUMER_UNITS.items()}
+    omp = {"g++": "-fopenmp", "clang++": "-fopenmp=libomp"}
+    flags = lambda c: ["-std=c++20", "-O3", "-c", omp.get(c, "-fopenmp"), "-DORDO_HAS_BLAS=1", "-I", INCLUDE,
+                       "-isystem", kokkos(c)[0] + "/include"]
+    res = rounds(ctx, {(c, u): (c, flags(c), s) for c in compilers for u, s in src.items()}, reps)
+    rows, verdicts = [], []
+    for u, (label, _) in CONSUMER_UNITS.items():
+        rows.append([label] + ["%.2f (%.2fx)" % (res[(c, u)]["cpu"], res[(c, u)]["cpu"] / res[(c, "hello")]["cpu"])
+                               for c in compilers])
+    for c in compilers:
+        ratio = res[(c, "consumer")]["cpu"] / res[(c, "hello")]["cpu"]
+        verdicts.append("%s %.2fx (%s)" % (c, ratio, "met" if ratio <= CONSUMER_GOAL else "not met"))
+    return "\n".join([
+        "`-std=c++20 -O3 -c -fopenmp -DORDO_HAS_BLAS=1` with Kokkos' include path: median CPU seconds (user + sys) of "
+        "%d compiles, and in parentheses the ratio to the hello world, same compiler; %s." % (reps, loads(res)), "",
+        ob.table(["translation unit"] + ["%s CPU s" % c for c in compilers], rows, "l" + "r" * len(compilers)), "",
+        "- Goal (the consumer at most %gx the hello world): %s." % (CONSUMER_GOAL, "; ".join(verdicts))]), (
+        versions(compilers) + "; Kokkos %s built with each" % kokkos("g++")[1])
+
+
 def gemm_section(ctx, compilers, reps):
     revs = [("before",) + headers(ctx.args.gemm_before), ("after", INCLUDE, WHAT)]
     flags = ["-std=c++20", "-O2", "-fopenmp", "-DORDO_HAS_BLAS=1", "-isystem", kokkos("g++")[0] + "/include", "-c"]
@@ -488,7 +557,8 @@ def gemm_section(ctx, compilers, reps):
 def measure(ctx):
     global WORK, INCLUDE, WHAT
     a, make = ctx.args, dict(zip(SECTIONS, (chain_section, functools.partial(chain_section, long=True), include_section,
-                                             expression_section, gemm_section)))
+                                             expression_section, gemm_section, public_headers_section,
+                                             consumer_section)))
     only, compilers = a.only.split(","), a.compilers.split(",")
     if not set(only) <= set(SECTIONS):
         raise SystemExit("--only: unknown sections %s (known: %s)" % (set(only) - set(SECTIONS), ", ".join(SECTIONS)))

@@ -111,7 +111,9 @@ void scaled_copy(const ExecutionSpace& space, Compute alpha, const InView& in, c
 // goes to out_view as alpha * product + beta * out_view, the others into one workspace of the
 // plan's peak (make_node(data, rows, cols) views a part of it). Shared by planned expressions and
 // evaluate_chain.
-template <class Compute, class ExecutionSpace, class Plan, class NodeView, class MakeNode>
+// HasDiagonals: whether the plan may hold scalings (product_kind other than general); without it
+// the scaling kernel is not instantiated, which a dense chain would pay for in compile time.
+template <class Compute, bool HasDiagonals = false, class ExecutionSpace, class Plan, class NodeView, class MakeNode>
 void run_products(const ExecutionSpace& space, const Plan& plan, std::vector<NodeView>& nodes,
                   const NodeView& out_view, gemm_compute_t<Compute, NodeView> alpha,
                   gemm_compute_t<Compute, NodeView> beta, gemm_backend backend, const MakeNode& make_node) {
@@ -136,13 +138,16 @@ void run_products(const ExecutionSpace& space, const Plan& plan, std::vector<Nod
     // A diagonal product keeps its n x 1 diagonal, except at the root, which is the dense result.
     const std::size_t cols = step.kind == product_kind::diagonal ? 1 : step.cols;
     const NodeView out = is_root ? out_view : make_node(workspace.data() + step.workspace_offset, step.rows, cols);
-    if (step.kind == product_kind::general) {
-      gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
-                             is_root ? beta : compute_type(0), out, backend);
-    } else {
-      diagonal_product(space, step.kind, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
-                       is_root ? beta : compute_type(0), out);
+    if constexpr (HasDiagonals) {
+      if (step.kind != product_kind::general) {
+        diagonal_product(space, step.kind, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                         is_root ? beta : compute_type(0), out);
+        nodes[n + p] = out;
+        continue;
+      }
     }
+    gemm_dispatch<Compute>(space, is_root ? alpha : compute_type(1), nodes[step.left], nodes[step.right],
+                           is_root ? beta : compute_type(0), out, backend);
     nodes[n + p] = out;
   }
   // The workspace is released on return; kernels that still read it must be done.
@@ -178,7 +183,9 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
   const auto alpha = static_cast<compute_type>(expression.scale());
   const compute_type beta = accumulate ? compute_type(1) : compute_type(0);
 
-  if (n == 1) {
+  // A one-leaf product (a copy, a scaling, a transpose) is known by its type: the copy kernels are
+  // instantiated only for those.
+  if constexpr (Expression::matrices == 1) {
     if constexpr (Expression::has_diagonal_operand) {
       // diag(d) alone: the dense matrix, as the product diag(d) diag(1) would write it.
       expand_diagonal(space, alpha, nodes[0], beta, out_view);
@@ -194,9 +201,10 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
     }
     if (!copied) scaled_copy(space, alpha, nodes[0], out_view, beta);
     space.fence();
-    return;
+  } else {
+    run_products<Compute, Expression::has_diagonal_operand>(space, plan, nodes, out_view, alpha, beta, backend,
+                                                            make_node);
   }
-  run_products<Compute>(space, plan, nodes, out_view, alpha, beta, backend, make_node);
 }
 
 // Evaluates the expression into result with every product's multiply-adds in Compute (void:
