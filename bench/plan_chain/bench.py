@@ -14,6 +14,7 @@ TARGETS = ("bench_plan_chain",)
 WATCH = ("include", "bench/plan_chain")
 SEED, GOAL_N, GOAL_SECONDS, DP_MAX_N = 20240601, 1000, 0.1, 3000
 LONG_GOALS = [(1000, 0.002), (1000000, 1.0)]  # Hu-Shing, issue 15
+RANGES, RANGE_N, RANGE_GOAL, RANGE_CHECK_N = (10, 1000, 100000, 1000000), 1000000, 0.5, 1000  # issue 30
 # Without and with --long: sizes; numpy's largest n, longest predicted run and seconds per size (<= 5 runs).
 SIZES = {False: "100,200,400,700,1000,1500,2000", True: "100,300,1000,3000,10000,100000,1000000"}
 NUMPY = {False: (700, 90.0, 20.0), True: (3000, 60.0, 60.0)}
@@ -98,10 +99,22 @@ def measure(ctx):
             cells.append([ob.fmt_count(n), timing(hs), timing(dp) if dp else "not run (n > %d)" % DP_MAX_N,
                           timing(hs, "numpy_reps", "numpy_s") if "numpy_s" in hs else "not run (%s)" % hs["skip"],
                           timing(ap), ob.fmt_count(cost), "%.6f" % (ap["cost"] / cost) if cost else "-"])
-        list(map(ctx.fail, problems))
         verdicts = ["n = %s in <= %g s: **%s** (%.3g s, minimum of %d runs; median %.3g s)" % (
             ob.fmt_count(n), goal, "met" if rows[n]["min_s"] <= goal else "not met", rows[n]["min_s"],
             rows[n]["reps"], rows[n]["median_s"]) for n, goal in LONG_GOALS if n in rows]
+        # Issue 30: the same n = 10^6 over dim ranges whose sums leave the 64-bit path; each range's
+        # Hu-Shing cost checked against the DP at n = 1000.
+        range_n = min(RANGE_N, max(rows))
+        range_cells = []
+        for hi in RANGES:
+            hs_r = run("hu_shing", "--sizes", range_n, "--max-dim", hi, "--print-max-n", 0)[0]
+            small = [run(p, "--sizes", RANGE_CHECK_N, "--max-dim", hi, "--print-max-n", 0, "--min-reps", 1,
+                         "--min-seconds", 0)[0]["cost"] for p in ("hu_shing", "dynamic_programming")]
+            if small[0] != small[1]:
+                problems.append("dims in [1, %d], n = %d: Hu-Shing %d, DP %d" % (hi, RANGE_CHECK_N, *small))
+            range_cells.append(["[1, %s]" % ob.fmt_count(hi), timing(hs_r), ob.fmt_count(hs_r["cost"]),
+                                "**%s**" % ("met" if hs_r["min_s"] <= RANGE_GOAL else "not met")])
+        list(map(ctx.fail, problems))
         text = ["**Goals (Hu-Shing, one core, whole `plan_chain`):** %s." % ("; ".join(verdicts) or "not measured"), "",
             ob.table(["n", "Hu-Shing (s)", "DP (s)", "numpy (s)", "approximation (s)", "optimal cost",
                       "approximation / optimum"], cells, "rrrrrrr"), "",
@@ -109,7 +122,11 @@ def measure(ctx):
                                   "and numpy's wherever they ran, and the approximation is within 15.5 % of it"),
             "- Chains: dims uniform in [1, 1000] from seed %d (the same generator as above). ordo: at least %d runs "
             "and %g s per n and planner; DP for n <= %d; numpy up to 5 runs within %g s, for n <= %d." % (
-                SEED, a.min_reps, a.min_seconds, DP_MAX_N, budget, max_n)]
+                SEED, a.min_reps, a.min_seconds, DP_MAX_N, budget, max_n), "",
+            "**Wider dims (issue 30: n = %s in <= %g s for any range up to [1, 10^6]).** Sums past 64 bits take "
+            "Hu-Shing's 128-bit path; each range's cost agrees with the DP's at n = %d (same generator):" % (
+                ob.fmt_count(range_n), RANGE_GOAL, RANGE_CHECK_N), "",
+            ob.table(["dims", "Hu-Shing (s)", "optimal cost", "goal"], range_cells, "lrrl")]
         return [ob.Section("plan_chain_long", "\n".join(text), software(np))]
 
     rows = run("dynamic_programming", "--sizes", sizes, "--tables-max-n", max_n)

@@ -1,5 +1,5 @@
 // Times ordo::plan_chain(dims, --planner) (planning and building the plan), one thread, on chains
-// with dims uniform in [1, 1000] (splitmix64 seeded with seed + n). One JSON line per size: n, reps,
+// with dims uniform in [1, --max-dim] (default 1000; splitmix64 seeded with seed + n). One JSON line per size: n, reps,
 // min_s, median_s, cost; for n <= --print-max-n the order and dims; for n <= --tables-max-n
 // ordo::chain_tables' 0-based splits and costs for every i < j, row-major (bench.py checks them).
 #include "bench_support.hpp"
@@ -15,7 +15,7 @@ int main(int argc, char** argv) try {
   std::uint64_t seed = 20240601;
   ordo_bench::limits lim{5, 50, 1.0};
   std::string planner = "automatic";
-  std::size_t print_max_n = SIZE_MAX, tables_max_n = 0;
+  std::size_t print_max_n = SIZE_MAX, tables_max_n = 0, max_dim = 1000;
   const auto to_size = [](const std::string& s) { return static_cast<std::size_t>(std::stoull(s)); };
   ordo_bench::for_each_option(argc, argv, [&](std::string_view arg, const std::string& value) {
     if (arg == "--sizes") sizes = ordo_bench::split(value, to_size);
@@ -25,12 +25,13 @@ int main(int argc, char** argv) try {
     else if (arg == "--planner") planner = value;
     else if (arg == "--print-max-n") print_max_n = to_size(value);
     else if (arg == "--tables-max-n") tables_max_n = to_size(value);
+    else if (arg == "--max-dim") max_dim = to_size(value);
     else throw std::invalid_argument("unknown argument " + std::string{arg});
   });
   for (const std::size_t n : sizes) {
     ordo_bench::splitmix64 rng{seed + n};
-    std::vector<std::size_t> dims(n + 1);  // Lemire's multiply-shift onto [1, 1000]
-    for (auto& d : dims) d = 1 + static_cast<std::size_t>((rng.next() * uint128{1000}) >> 64);
+    std::vector<std::size_t> dims(n + 1);  // Lemire's multiply-shift onto [1, max_dim]
+    for (auto& d : dims) d = 1 + static_cast<std::size_t>((rng.next() * uint128{max_dim}) >> 64);
     std::vector<double> times;
     std::uint64_t cost = 0;
     std::string order;
