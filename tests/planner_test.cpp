@@ -135,6 +135,16 @@ TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matric
     if (left_to_right < std::numeric_limits<std::uint64_t>::max()) CHECK(hs.left_to_right_cost() == left_to_right);
     CHECK(hs.peak_temporary_elements() == ordo_test::simulated_peak_elements(hs));
     CHECK(ordo_test::workspace_layout_is_valid(hs));
+    // The summary ordo-plan --cost-only prints, from the splits alone: the plan's numbers and height.
+    const auto summary = ordo::detail::summarize_tree(dims, ordo::detail::planned_splits(dims, ordo::planner::hu_shing));
+    CHECK(summary.cost == hs.cost());
+    CHECK(summary.peak_elements == ordo_test::simulated_peak_elements(hs));
+    std::vector<std::size_t> height(2 * dims.size(), 0);
+    for (std::size_t p = 0; p < hs.products().size(); ++p) {
+      const auto& step = hs.products()[p];
+      height[hs.matrices() + p] = 1 + std::max(height[step.left], height[step.right]);
+    }
+    CHECK(summary.height == height[hs.root()]);
     different_trees += hs.order() != dp.order();
     long_chains += dims.size() > 100;
     beat_left_to_right += hs.cost() < left_to_right;

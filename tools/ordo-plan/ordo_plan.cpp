@@ -296,6 +296,32 @@ planned plan_with(std::span<const std::size_t> dims, planner_choice choice) {
           dims.size() - 1 <= ordo::planner::automatic_dp_limit ? "dynamic_programming" : "hu_shing"};
 }
 
+// --cost-only: the planner's tree summarized without building the plan's products and order
+// (10^7 matrices: 720 MB of products and a 99 MB order otherwise).
+struct summarized {
+  ordo::detail::tree_summary summary;
+  std::string_view algorithm;
+};
+
+summarized summarize_with(std::span<const std::size_t> dims, planner_choice choice) {
+  const auto summarize = [&](auto tag, std::string_view algorithm) {
+    const ordo::detail::preorder_splits splits = ordo::detail::planned_splits(dims, tag);
+    summarized s{ordo::detail::summarize_tree(dims, splits), algorithm};
+    if (s.summary.cost == ordo::detail::saturated_cost) {
+      throw std::overflow_error("ordo-plan: the planned cost does not fit in 64 bits");
+    }
+    return s;
+  };
+  switch (choice) {
+    case planner_choice::dynamic_programming: return summarize(ordo::planner::dynamic_programming, "dynamic_programming");
+    case planner_choice::hu_shing: return summarize(ordo::planner::hu_shing, "hu_shing");
+    case planner_choice::approximate: return summarize(ordo::planner::approximate, "approximate");
+    case planner_choice::automatic: break;
+  }
+  return summarize(ordo::planner::automatic,
+                   dims.size() - 1 <= ordo::planner::automatic_dp_limit ? "dynamic_programming" : "hu_shing");
+}
+
 // Every number the tool prints, checked once: the plan's accessors throw std::overflow_error
 // when theirs does not fit in 64 bits.
 struct plan_numbers {
@@ -316,6 +342,24 @@ plan_numbers numbers_of(const ordo::chain_plan<ordo::dynamic>& plan) {
   n.flops = checked([&] { return plan.flops(); }, "the flop count (2 x cost)");
   n.peak_temporary_elements =
       checked([&] { return plan.peak_temporary_elements(); }, "the peak temporary element count");
+  return n;
+}
+
+// The same numbers from a summary, with the same messages.
+plan_numbers numbers_of(std::span<const std::size_t> dims, const ordo::detail::tree_summary& summary) {
+  const auto checked = [&](ordo::detail::cost_type value, const char* what) {
+    if (value == ordo::detail::saturated_cost) {
+      throw usage_error(std::string(what) + " does not fit in 64 bits (the planned order costs " +
+                        grouped(summary.cost) + " mults)");
+    }
+    return value;
+  };
+  plan_numbers n{summary.cost, 0, 0, 0};
+  n.left_to_right_cost =
+      checked(ordo::detail::left_to_right_cost(dims, ordo::detail::diagonal_ranges({})), "the left-to-right cost");
+  n.flops = checked(summary.cost > ordo::detail::saturated_cost / 2 ? ordo::detail::saturated_cost : 2 * summary.cost,
+                    "the flop count (2 x cost)");
+  n.peak_temporary_elements = checked(summary.peak_elements, "the peak temporary element count");
   return n;
 }
 
@@ -345,12 +389,23 @@ std::string node_name(const ordo::chain_plan<ordo::dynamic>& plan, std::size_t n
                                : "P" + std::to_string(node - plan.matrices() + 1);
 }
 
-std::string text_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_numbers& n,
-                        const options& opts, std::string_view algorithm, const timings& t) {
+// What the text and JSON outputs print besides the numbers: from a plan, or, for --cost-only,
+// from the tree's summary (no products or order built).
+struct plan_facts {
+  std::string_view order;  // empty with --cost-only
+  std::size_t matrices = 0, products = 0, height = 0;
+};
+
+plan_facts facts_of(const ordo::chain_plan<ordo::dynamic>& plan, const options& opts) {
+  return {plan.order(), plan.matrices(), plan.products().size(), opts.stats ? tree_height(plan) : 0};
+}
+
+std::string text_output(const plan_facts& plan, const plan_numbers& n, const options& opts,
+                        std::string_view algorithm, const timings& t) {
   std::string out;
   if (!opts.cost_only) {
     out += "order: ";
-    out += plan.order();
+    out += plan.order;
     out += "   ";
   }
   out += "cost: " + grouped(n.cost) + " mults (left-to-right " + grouped(n.left_to_right_cost) + ", " +
@@ -358,34 +413,34 @@ std::string text_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_
   out += "peak temporary: " + grouped(n.peak_temporary_elements) +
          (n.peak_temporary_elements == 1 ? " element\n" : " elements\n");
   if (opts.stats) {
-    out += "matrices: " + grouped(plan.matrices()) + "   products: " + grouped(plan.products().size()) +
-           "   tree height: " + grouped(tree_height(plan)) + "\n";
+    out += "matrices: " + grouped(plan.matrices) + "   products: " + grouped(plan.products) +
+           "   tree height: " + grouped(plan.height) + "\n";
     out += "planner: " + std::string(planner_name(opts.planner)) + " (ran " + std::string(algorithm) +
            ")   read: " + seconds(t.read_seconds) + " s   planning: " + seconds(t.planning_seconds) + " s\n";
   }
   return out;
 }
 
-std::string json_output(const ordo::chain_plan<ordo::dynamic>& plan, const plan_numbers& n,
-                        const options& opts, std::string_view algorithm, const timings& t) {
+std::string json_output(const plan_facts& plan, const plan_numbers& n, const options& opts,
+                        std::string_view algorithm, const timings& t) {
   // The order holds only 'A', digits and parentheses: nothing to escape.
   std::string out = "{\n";
   if (!opts.cost_only) {
     out += "  \"order\": \"";
-    out += plan.order();
+    out += plan.order;
     out += "\",\n";
   }
   out += "  \"cost\": " + std::to_string(n.cost) + ",\n";
   out += "  \"left_to_right_cost\": " + std::to_string(n.left_to_right_cost) + ",\n";
   out += "  \"flops\": " + std::to_string(n.flops) + ",\n";
   out += "  \"peak_temporary_elements\": " + std::to_string(n.peak_temporary_elements) + ",\n";
-  out += "  \"matrices\": " + std::to_string(plan.matrices()) + ",\n";
+  out += "  \"matrices\": " + std::to_string(plan.matrices) + ",\n";
   out += "  \"planner\": \"" + std::string(planner_name(opts.planner)) + "\",\n";
   out += "  \"algorithm\": \"" + std::string(algorithm) + "\"";
   if (opts.stats) {
     out += ",\n  \"stats\": {\n";
-    out += "    \"products\": " + std::to_string(plan.products().size()) + ",\n";
-    out += "    \"tree_height\": " + std::to_string(tree_height(plan)) + ",\n";
+    out += "    \"products\": " + std::to_string(plan.products) + ",\n";
+    out += "    \"tree_height\": " + std::to_string(plan.height) + ",\n";
     out += "    \"read_seconds\": " + seconds(t.read_seconds) + ",\n";
     out += "    \"planning_seconds\": " + seconds(t.planning_seconds) + "\n  }";
   }
@@ -442,6 +497,7 @@ int run(std::span<char* const> arguments) {
     append_dims(read_standard_input(), "standard input line", dims);
     source = "standard input";
   }
+  dims.shrink_to_fit();  // push_back's doubling leaves up to 2x: 54 MB for 10^7 dims
   t.read_seconds = std::chrono::duration<double>(clock::now() - read_start).count();
   if (dims.size() < 2) {
     throw usage_error("need at least 2 dims (d0..dn describe n >= 1 matrices), but " + std::string(source) +
@@ -450,8 +506,14 @@ int run(std::span<char* const> arguments) {
 
   const auto plan_start = clock::now();
   planned result;
+  summarized summary;
+  const bool summary_only = opts.cost_only && opts.format != output_format::dot;
   try {
-    result = plan_with(dims, opts.planner);
+    if (summary_only) {
+      summary = summarize_with(dims, opts.planner);
+    } else {
+      result = plan_with(dims, opts.planner);
+    }
   } catch (const std::overflow_error&) {
     throw usage_error(std::string(opts.planner == planner_choice::approximate ? "the approximate plan's cost"
                                                                                : "the optimal cost") +
@@ -463,12 +525,15 @@ int run(std::span<char* const> arguments) {
                              (dp ? " (dynamic_programming keeps n^2 table entries; try --planner hu_shing)" : ""));
   }
   t.planning_seconds = std::chrono::duration<double>(clock::now() - plan_start).count();
-  const plan_numbers numbers = numbers_of(result.plan);
+  const plan_numbers numbers = summary_only ? numbers_of(dims, summary.summary) : numbers_of(result.plan);
+  const plan_facts facts =
+      summary_only ? plan_facts{{}, dims.size() - 1, dims.size() - 2, summary.summary.height} : facts_of(result.plan, opts);
+  const std::string_view algorithm = summary_only ? summary.algorithm : result.algorithm;
 
   std::string out;
   switch (opts.format) {
-    case output_format::text: out = text_output(result.plan, numbers, opts, result.algorithm, t); break;
-    case output_format::json: out = json_output(result.plan, numbers, opts, result.algorithm, t); break;
+    case output_format::text: out = text_output(facts, numbers, opts, algorithm, t); break;
+    case output_format::json: out = json_output(facts, numbers, opts, algorithm, t); break;
     case output_format::dot: out = dot_output(result.plan, numbers); break;
   }
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <vector>
 
 namespace ordo::detail {
 
@@ -205,6 +206,71 @@ constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) 
     if (pr.left >= n) regions[depth++] = region{pr.left, r.begin, r.end, !r.at_left_end};
   }
   return peak_elements;
+}
+
+// What a plan's numbers are without the plan: the tree's cost, its peak of live intermediates
+// (lay_out_workspace's recurrence) and its height, from the pre-order splits alone, for chains too
+// long to hold their products (ordo-plan --cost-only: 10^7 products take 720 MB). Memory is one
+// frame per level of the tree. Saturated values do not fit in 64 bits.
+struct tree_summary {
+  cost_type cost = 0;
+  cost_type peak_elements = 0;
+  std::size_t height = 0;
+};
+
+inline tree_summary summarize_tree(std::span<const std::size_t> dims, const preorder_splits& splits) {
+  const std::size_t n = dims.size() - 1;
+  const std::size_t* d = dims.data();
+  tree_summary summary;
+  if (n == 1) return summary;
+  struct subtree {
+    cost_type size, peak;
+    std::size_t height;
+  };
+  struct frame {
+    std::size_t first, last, k;
+    int stage;  // 0: the left factor next, 1: the right factor next, 2: both done
+    subtree left;
+  };
+  std::vector<frame> stack;
+  const std::uint32_t* split = splits.data();
+  const auto open = [&](std::size_t first, std::size_t last) { stack.push_back({first, last, *split++, 0, {}}); };
+  open(0, n - 1);
+  subtree done{};
+  while (!stack.empty()) {
+    frame& f = stack.back();
+    if (f.stage == 0) {
+      f.stage = 1;
+      if (f.first != f.k) {
+        open(f.first, f.k);
+        continue;
+      }
+      done = {};
+    }
+    if (f.stage == 1) {
+      f.left = done;
+      f.stage = 2;
+      if (f.k + 1 != f.last) {
+        open(f.k + 1, f.last);
+        continue;
+      }
+      done = {};
+    }
+    const subtree right = done;
+    const bool is_root = stack.size() == 1;
+    summary.cost = saturating_add(summary.cost, saturating_mul(saturating_mul(d[f.first], d[f.k + 1]), d[f.last + 1]));
+    const cost_type size = is_root ? 0 : saturating_mul(d[f.first], d[f.last + 1]);
+    cost_type peak = f.left.peak;
+    const cost_type while_right = saturating_add(f.left.size, right.peak);
+    const cost_type at_parent = saturating_add(saturating_add(f.left.size, right.size), size);
+    peak = while_right > peak ? while_right : peak;
+    peak = at_parent > peak ? at_parent : peak;
+    done = {size, peak, 1 + (f.left.height > right.height ? f.left.height : right.height)};
+    stack.pop_back();
+  }
+  summary.peak_elements = done.peak;
+  summary.height = done.height;
+  return summary;
 }
 
 }  // namespace ordo::detail
