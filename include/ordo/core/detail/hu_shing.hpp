@@ -206,20 +206,25 @@ class hu_shing_triangulator {
   constexpr std::uint64_t triangulate(polygon_triangle* triangles) {
     find_arcs();
     choose_arcs();
+    prefix_space_ = scratch_array<Number>();  // step 4 needs no path sums: n numbers less at the peak
+    prefix_ = nullptr;
     fan_regions(triangles);
     return cost_as_uint64(total_);
   }
 
  private:
+  // 56 bytes on the 64-bit path: a chain of 10^7 matrices lists millions of arcs. w(u) w(v) is
+  // recomputed where needed rather than stored, and a leftist heap's rank is at most log2(n + 1).
   struct arc {
-    Number mul;       // w(u) w(v)
     Number num, den;  // of the heap entry this arc heads (its group)
     index u, v, low;
-    index heap_left, heap_right, heap_rank;
+    index heap_left, heap_right;
     index last_member, next_member;      // the group, a list from its head
     index previous_at_u, previous_at_v;  // arcs kept earlier at u (v)
+    std::uint8_t heap_rank;
     bool alive;
   };
+  constexpr Number weight_product(const arc& a) const noexcept { return Number{w_[a.u]} * Number{w_[a.v]}; }
 
   // Vertex a before vertex b in the strict order of step 1.
   constexpr bool vertex_less(index a, index b) const noexcept {
@@ -239,8 +244,8 @@ class hu_shing_triangulator {
       while (depth >= 2 && vertex_less(i, stack[depth - 1])) {
         const index below = stack[depth - 2];
         if (below != 0) {
-          arcs_[arc_count_++] = {Number{w_[below]} * Number{w_[i]}, Number{0}, Number{0}, below, i,
-                                 vertex_less(below, i) ? below : i, none, none, 1, none, none, none, none, true};
+          arcs_[arc_count_++] = {Number{0}, Number{0}, below, i, vertex_less(below, i) ? below : i, none, none,
+                                 none, none, none, none, 1, true};
         }
         --depth;
       }
@@ -258,12 +263,12 @@ class hu_shing_triangulator {
       index top = kept_from_[h.u];
       while (top != none && !arcs_[top].alive) top = arcs_[top].previous_at_u;
       kept_from_[h.u] = top;
-      return top != none ? arcs_[top].mul : side(h.u);
+      return top != none ? weight_product(arcs_[top]) : side(h.u);
     }
     index top = kept_to_[h.v];
     while (top != none && !arcs_[top].alive) top = arcs_[top].previous_at_v;
     kept_to_[h.v] = top;
-    return top != none ? arcs_[top].mul : side(h.v - 1);
+    return top != none ? weight_product(arcs_[top]) : side(h.v - 1);
   }
 
   // Leftist max-heap on supports; the recursion follows right spines, O(log n) deep.
@@ -280,15 +285,15 @@ class hu_shing_triangulator {
     }
     arc& top = arcs_[x];
     const index right = merge(top.heap_right, y);
-    const index left_rank = top.heap_left == none ? 0 : arcs_[top.heap_left].heap_rank;
-    const index right_rank = arcs_[right].heap_rank;
+    const std::uint8_t left_rank = top.heap_left == none ? 0 : arcs_[top.heap_left].heap_rank;
+    const std::uint8_t right_rank = arcs_[right].heap_rank;
     if (left_rank < right_rank) {
       top.heap_right = top.heap_left;
       top.heap_left = right;
-      top.heap_rank = left_rank + 1;
+      top.heap_rank = static_cast<std::uint8_t>(left_rank + 1);
     } else {
       top.heap_right = right;
-      top.heap_rank = right_rank + 1;
+      top.heap_rank = static_cast<std::uint8_t>(right_rank + 1);
     }
     return x;
   }
@@ -318,7 +323,7 @@ class hu_shing_triangulator {
       while (depth > 0 && u <= arcs_[finished[depth - 1]].u && arcs_[finished[depth - 1]].v <= v) {
         --depth;
         const arc& child = arcs_[finished[depth]];
-        outline = outline - path_sum(child.u, child.v) + child.mul;
+        outline = outline - path_sum(child.u, child.v) + weight_product(child);
         heap = merge(heap, heaps[depth]);
       }
       return heap;
@@ -330,7 +335,7 @@ class hu_shing_triangulator {
       const Number weight{w_[h.low]};
       heap = remove_reaching(heap, weight, outline);
       h.num = weight * (outline - side_at_low(h));
-      h.den = outline - h.mul;
+      h.den = outline - weight_product(h);
       h.last_member = id;
       // Groups below whose support is at least this one's go wherever this one goes.
       while (heap != none && !support_less(heap, id)) {
