@@ -770,6 +770,15 @@ TEST_CASE_TEMPLATE_DEFINE("evaluate_chain of a std::vector: planned at run time,
     jacobian_product = t == 0 ? e : exact_product(jacobian_product, e);
   }
   CHECK(equals(ordo::evaluate_chain(jacobians), jacobian_product));
+  // The same on the portable backend, every product announced as such.
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    CHECK(equals(ordo::evaluate_chain(chain, ordo::gemm_backend::portable), expected));
+    CHECK(equals(ordo::evaluate_chain(jacobians, ordo::gemm_backend::portable), jacobian_product));
+    const auto products = products_of(recorder.regions());
+    CHECK(products.size() == 4 + 11);
+    for (const auto& p : products) CHECK(p.product.ends_with(" portable"));
+  }
   // One matrix: a copy. None, or neighbours that do not conform: refused by name.
   const auto single = ordo::evaluate_chain(std::span(chain.data() + 1, 1));
   CHECK(single.rows() == 30);
