@@ -36,10 +36,6 @@ struct planned_product {
       default: return std::uint64_t{rows} * cols;
     }
   }
-  // Elements of its result: rows x cols, or the rows of a diagonal result.
-  constexpr std::uint64_t elements() const noexcept {
-    return kind == product_kind::diagonal ? rows : std::uint64_t{rows} * cols;
-  }
   friend constexpr bool operator==(const planned_product&, const planned_product&) = default;
 };
 

@@ -157,13 +157,23 @@ constexpr std::size_t write_order(const planned_product* products, std::size_t n
   return length;
 }
 
+// peak(v) = max(peak(L), size(L) + peak(R), size(L) + size(R) + size(v)): the most elements alive
+// while v's subtree runs, left subtree first, each factor freed once v is computed. Saturating.
+constexpr cost_type subtree_peak(cost_type left_size, cost_type left_peak, cost_type right_size, cost_type right_peak,
+                                 cost_type size) noexcept {
+  const cost_type while_right = saturating_add(left_size, right_peak);
+  const cost_type at_parent = saturating_add(saturating_add(left_size, right_size), size);
+  const cost_type highest = while_right > left_peak ? while_right : left_peak;
+  return at_parent > highest ? at_parent : highest;
+}
+
 // The peak number of intermediate elements alive at once when products run in order, each
 // factor freed once its parent is computed; sets each product's workspace_offset so that a
 // workspace of exactly the peak holds every intermediate without overlap while it lives.
 // Saturated (and no offsets set) when the peak does not fit in 64 bits.
 constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) {
-  // peak(v) = max(peak(L), size(L) + peak(R), size(L) + size(R) + size(v)); operands and the root
-  // have size 0 because they are not intermediates.
+  // subtree_peak's recurrence; operands and the root have size 0 because they are not
+  // intermediates.
   scratch_array<cost_type> sizes_and_peaks(4 * n - 2);
   cost_type* size = sizes_and_peaks.data();
   cost_type* peak = size + (2 * n - 1);
@@ -171,11 +181,7 @@ constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) 
     const planned_product& pr = products[p];
     const std::size_t node = n + p;
     size[node] = p + 2 == n ? 0 : pr.kind == product_kind::diagonal ? pr.rows : saturating_mul(pr.rows, pr.cols);
-    const cost_type while_right = saturating_add(size[pr.left], peak[pr.right]);
-    const cost_type at_parent = saturating_add(saturating_add(size[pr.left], size[pr.right]), size[node]);
-    cost_type highest = peak[pr.left];
-    highest = while_right > highest ? while_right : highest;
-    peak[node] = at_parent > highest ? at_parent : highest;
+    peak[node] = subtree_peak(size[pr.left], peak[pr.left], size[pr.right], peak[pr.right], size[node]);
   }
   const cost_type peak_elements = peak[n == 1 ? 0 : 2 * n - 2];
   if (n == 1 || peak_elements == saturated_cost) return peak_elements;
@@ -209,7 +215,7 @@ constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) 
 }
 
 // What a plan's numbers are without the plan: the tree's cost, its peak of live intermediates
-// (lay_out_workspace's recurrence) and its height, from the pre-order splits alone, for chains too
+// (subtree_peak, as lay_out_workspace) and its height, from the pre-order splits alone, for chains too
 // long to hold their products (ordo-plan --cost-only: 10^7 products take 720 MB). Memory is one
 // frame per level of the tree. Saturated values do not fit in 64 bits.
 struct tree_summary {
@@ -260,11 +266,7 @@ inline tree_summary summarize_tree(std::span<const std::size_t> dims, const preo
     const bool is_root = stack.size() == 1;
     summary.cost = saturating_add(summary.cost, saturating_mul(saturating_mul(d[f.first], d[f.k + 1]), d[f.last + 1]));
     const cost_type size = is_root ? 0 : saturating_mul(d[f.first], d[f.last + 1]);
-    cost_type peak = f.left.peak;
-    const cost_type while_right = saturating_add(f.left.size, right.peak);
-    const cost_type at_parent = saturating_add(saturating_add(f.left.size, right.size), size);
-    peak = while_right > peak ? while_right : peak;
-    peak = at_parent > peak ? at_parent : peak;
+    const cost_type peak = subtree_peak(f.left.size, f.left.peak, right.size, right.peak, size);
     done = {size, peak, 1 + (f.left.height > right.height ? f.left.height : right.height)};
     stack.pop_back();
   }

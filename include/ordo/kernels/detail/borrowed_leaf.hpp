@@ -35,11 +35,6 @@ class borrowed_leaf {
   const Leaf* leaf_;
 };
 
-template <class T>
-inline constexpr bool is_borrowed_leaf_v = false;
-template <class Leaf>
-inline constexpr bool is_borrowed_leaf_v<borrowed_leaf<Leaf>> = true;
-
 // The leaf a stored leaf stands for: itself, or what a borrowed_leaf points to.
 template <class T>
 struct unborrowed {
@@ -51,15 +46,6 @@ struct unborrowed<borrowed_leaf<Leaf>> {
 };
 template <class T>
 using unborrowed_t = typename unborrowed<std::remove_cvref_t<T>>::type;
-
-template <class T>
-const T& unborrow(const T& leaf) noexcept {
-  return leaf;
-}
-template <class Leaf>
-const Leaf& unborrow(const borrowed_leaf<Leaf>& leaf) noexcept {
-  return leaf.get();
-}
 
 }  // namespace ordo::detail
 

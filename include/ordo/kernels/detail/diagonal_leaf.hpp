@@ -6,6 +6,7 @@
 
 #include <ordo/core/shape.hpp>
 #include <ordo/platform/shape_text.hpp>
+#include <ordo/kernels/detail/one_leaf_product.hpp>
 #include <ordo/kernels/matrix.hpp>
 
 #include <cstddef>
@@ -33,7 +34,7 @@ concept column_vector_like = any_matrix<M> && (std::remove_cvref_t<M>::static_co
 
 // diag(d) for an ordo::matrix d with one column (ordo::vector<T, N> or a dynamic matrix n x 1).
 template <column_vector_like Vector>
-class diagonal_matrix {
+class diagonal_matrix : public detail::converts_as_product<diagonal_matrix<Vector>> {
  public:
   using vector_type = std::remove_cvref_t<Vector>;
   using value_type = typename vector_type::value_type;
@@ -56,16 +57,6 @@ class diagonal_matrix {
   std::size_t cols() const noexcept { return vector_.rows(); }
   // The diagonal as an n x 1 View: what the evaluator reads.
   const typename vector_type::view_type& view() const noexcept { return vector_.view(); }
-
-  // diag(d) on its own converts to (or assigns into) a dense n x n matrix, zeros off the diagonal.
-  template <any_matrix Result>
-  operator Result() const {
-    return chain(*this);
-  }
-  template <any_matrix Result>
-  void evaluate_into(const Result& result) const {
-    chain(*this).evaluate_into(result);
-  }
 
  private:
   vector_type vector_;

@@ -9,6 +9,7 @@
 #include <ordo/core/shape.hpp>
 #include <ordo/kernels/detail/borrowed_leaf.hpp>
 #include <ordo/kernels/detail/diagonal_leaf.hpp>
+#include <ordo/kernels/detail/one_leaf_product.hpp>
 #include <ordo/kernels/matrix.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -20,7 +21,7 @@ namespace ordo {
 
 // The transpose of the ordo::matrix Matrix: Matrix's cols x rows, reading Matrix's elements.
 template <any_matrix Matrix>
-class transposed {
+class transposed : public detail::converts_as_product<transposed<Matrix>> {
  public:
   using matrix_type = std::remove_cvref_t<Matrix>;
   using value_type = typename matrix_type::value_type;
@@ -46,17 +47,6 @@ class transposed {
   }
 
   KOKKOS_INLINE_FUNCTION value_type& operator()(std::size_t i, std::size_t j) const { return matrix_(j, i); }
-
-  // A transpose is a one-operand product (ordo::chain(t)): it converts to a matrix and assigns
-  // into one as a copy of the transposed elements, m = ordo::transpose(m) included.
-  template <any_matrix Result>
-  operator Result() const {
-    return chain(*this);
-  }
-  template <any_matrix Result>
-  void evaluate_into(const Result& result) const {
-    chain(*this).evaluate_into(result);
-  }
 
  private:
   matrix_type matrix_;
