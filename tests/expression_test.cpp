@@ -524,12 +524,12 @@ TEST_CASE_TEMPLATE_DEFINE("lists, borrowed memory, sizing by assignment, dynamic
   printed << a << '\n' << (a * b);
   CHECK(printed.str() == "[[1, 2, 3],\n [4, 5, 6]]\n[[7, 1],\n [16, 1]]");
   // The formatters give the same text; the spec pads the whole of it, as for a string.
-#if defined(ORDO_TEST_HAS_FMT)
+#if defined(ORDO_TEST_HAS_FMT) && !defined(__CUDACC__)  // nvcc: fmt 9's consteval format strings fail
   CHECK(fmt::format("{}|{:>22}", a, a * b + a * b) == "[[1, 2, 3],\n [4, 5, 6]]|   [[14, 2],\n [32, 2]]");
 #else
   MESSAGE("{fmt} not found at configure time: fmt::formatter not checked (install libfmt-dev)");
 #endif
-#if defined(__cpp_lib_format)
+#if defined(ORDO_HAS_STD_FORMATTER)
   CHECK(std::format("{}", a * b) == "[[7, 1],\n [16, 1]]");
 #endif
 }

@@ -38,7 +38,11 @@ std::string printed_text(const T& value) {
 
 }  // namespace ordo::detail
 
-#if defined(__cpp_lib_format)
+// nvcc's front end (CUDA 13 with libstdc++ 13) rejects std::format of a type whose formatter is a
+// constrained partial specialization ("no instance of constructor basic_format_arg"), so a
+// translation unit that nvcc compiles gets the {fmt} formatter and operator<< only.
+#if defined(__cpp_lib_format) && !defined(__CUDACC__)
+#define ORDO_HAS_STD_FORMATTER 1
 #include <format>
 
 template <class T>
