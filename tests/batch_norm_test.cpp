@@ -3,6 +3,7 @@
 
 #include "support/execution_spaces.hpp"
 #include "support/fixtures.hpp"
+#include "support/host_views.hpp"
 
 #include <array>
 #include <atomic>
@@ -138,14 +139,14 @@ void for_each_row_major(const HostView& h, F f) {
 template <class View>
 void upload(const View& v, const std::vector<double>& values) {
   REQUIRE(values.size() == v.size());
-  auto host = Kokkos::create_mirror_view(v);
+  auto host = ordo_test::download(v);  // any layout, any memory space (support/host_views.hpp)
   for_each_row_major(host, [&](std::size_t k, auto& e) { e = static_cast<typename View::non_const_value_type>(values[k]); });
-  Kokkos::deep_copy(v, host);
+  ordo_test::upload(v, host);
 }
 
 template <class View>
 std::vector<double> download(const View& v) {
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  auto host = ordo_test::download(v);
   std::vector<double> out(v.size());
   for_each_row_major(host, [&](std::size_t k, const auto& e) { out[k] = static_cast<double>(e); });
   return out;

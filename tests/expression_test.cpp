@@ -524,8 +524,10 @@ TEST_CASE_TEMPLATE_DEFINE("lists, borrowed memory, sizing by assignment, dynamic
   printed << a << '\n' << (a * b);
   CHECK(printed.str() == "[[1, 2, 3],\n [4, 5, 6]]\n[[7, 1],\n [16, 1]]");
   // The formatters give the same text; the spec pads the whole of it, as for a string.
-#if defined(ORDO_TEST_HAS_FMT) && !defined(__CUDACC__)  // nvcc: fmt 9's consteval format strings fail
+#if defined(ORDO_TEST_HAS_FMT) && defined(ORDO_HAS_FMT_FORMATTER)
   CHECK(fmt::format("{}|{:>22}", a, a * b + a * b) == "[[1, 2, 3],\n [4, 5, 6]]|   [[14, 2],\n [32, 2]]");
+#elif defined(__CUDACC__)
+  MESSAGE("nvcc: <ordo/kernels/format.hpp> declares no formatter (nvcc compiles neither std::format nor {fmt} 9's)");
 #else
   MESSAGE("{fmt} not found at configure time: fmt::formatter not checked (install libfmt-dev)");
 #endif

@@ -279,6 +279,8 @@ std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed, std::size_t
                      std::size_t n = 23, T beta = T(-2)) {
   const std::string layouts = std::string("A ") + SA::name + ", B " + SB::name + ", C " + SC::name;
   CAPTURE(layouts);
+  const std::string requested_backend(ordo::to_string(backend));
+  CAPTURE(requested_backend);
   CAPTURE(m);
   CAPTURE(k);
   CAPTURE(n);
@@ -327,6 +329,7 @@ std::string run_gemm(ordo::gemm_backend backend, std::uint64_t seed, std::size_t
       if (!(std::fabs(static_cast<long double>(c.at(i, j)) - want) <= bound)) ++wrong;
     }
   }
+  CAPTURE(announced);
   CHECK(wrong == 0);
   // Outside C the buffer is untouched.
   std::size_t touched = 0;

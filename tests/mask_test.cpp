@@ -1,6 +1,7 @@
 #include <ordo/kernels/mask.hpp>
 
 #include "support/execution_spaces.hpp"
+#include "support/host_views.hpp"
 
 #include <algorithm>
 #include <array>
@@ -41,7 +42,7 @@ std::vector<std::uint8_t> reference_mask(std::array<std::size_t, 3> n, std::arra
 template <class View>
 std::vector<std::uint8_t> to_host(const View& v) {
   // x, y, z order (row-major) whatever the View's layout.
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  auto h = ordo_test::download(v);
   std::vector<std::uint8_t> out(v.extent(0) * v.extent(1) * v.extent(2));
   for (std::size_t x = 0; x < v.extent(0); ++x) {
     for (std::size_t y = 0; y < v.extent(1); ++y) {

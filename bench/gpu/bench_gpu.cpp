@@ -3,7 +3,10 @@
 // memset and the planned products by hand through ordo::gemm. Each item: 3 warm-up calls, then rounds of 10 calls
 // fenced once until 10 rounds and --min-seconds; its time is the median round over 10. One JSON line per item
 // (--out FILE, else stdout): group, case, contender, seconds, q1, q3, bytes (moved at least; 0: none), note.
-//   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T]
+//   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T] [--only GROUP,...]
+// --only runs the named groups (copy, batch_norm, softmax, sum, mask, chain): scripts/gpu-check runs
+// each group in a process of its own, so that a kernel that faults loses its own group only (a
+// CUDA fault ends the process's context).
 #include "bench_support.hpp"
 
 #include <ordo/ordo.hpp>
@@ -15,6 +18,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 namespace {
 
@@ -27,6 +32,18 @@ using dmatrix = ordo::matrix<double, ordo::dynamic, ordo::dynamic, space>;
 std::ostream* output = &std::cout;
 std::int64_t scale = 1;
 double min_seconds = 0.4;
+std::string only;  // empty: every group
+
+bool wanted(std::string_view group) {
+  if (only.empty()) return true;
+  std::string_view rest = only;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == group) return true;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return false;
+}
 
 void emit(const std::string& group, const std::string& name, const std::string& contender,
           const ordo_bench::summary& t, double bytes, const std::string& note = "") {
@@ -164,28 +181,38 @@ int main(int argc, char** argv) try {
     if (a == "--out") output = &(file = std::ofstream(v));
     else if (a == "--scale") scale = std::max(1LL, std::stoll(v));
     else if (a == "--min-seconds") min_seconds = std::stod(v);
+    else if (a == "--only") only = v;
     else throw std::invalid_argument("unknown option " + std::string(a));
   });
   if (!*output) throw std::runtime_error("cannot write the --out file");
   std::fprintf(stderr, "bench_gpu on %s (concurrency %d)\n", space::name(), space().concurrency());
-  {
+  if (wanted("copy")) {
     const Kokkos::View<float*, memory> a(Kokkos::view_alloc("a", Kokkos::WithoutInitializing), (1 << 28) / scale),
         b(Kokkos::view_alloc("b", Kokkos::WithoutInitializing), a.size());
     fill(a, 1);
     bench("copy", "2^28 float", "kokkos_deep_copy", 2.0 * double(a.size() * sizeof(float)),
           [&] { Kokkos::deep_copy(space(), b, a); });
   }
-  batch_norm<float>();
-  batch_norm<ordo::bfloat16>();
-  softmax<float>();
-  softmax<ordo::bfloat16>();
-  sum<float>();
-  sum<double>();
-  Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory> mask("mask", std::max<std::int64_t>(1, 512 / scale), 512,
-                                                                  512);
-  bench("mask", "512^3 sphere", "ordo_fill_sphere_mask", double(mask.size()),
-        [&] { ordo::fill_sphere_mask(space(), mask, {255.5, 255.5, 255.5}, 200.0); });
-  bench("mask", "512^3 sphere", "device_memset", double(mask.size()), [&] { Kokkos::deep_copy(space(), mask, 0); });
+  if (wanted("batch_norm")) {
+    batch_norm<float>();
+    batch_norm<ordo::bfloat16>();
+  }
+  if (wanted("softmax")) {
+    softmax<float>();
+    softmax<ordo::bfloat16>();
+  }
+  if (wanted("sum")) {
+    sum<float>();
+    sum<double>();
+  }
+  if (wanted("mask")) {
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory> mask("mask", std::max<std::int64_t>(1, 512 / scale),
+                                                                    512, 512);
+    bench("mask", "512^3 sphere", "ordo_fill_sphere_mask", double(mask.size()),
+          [&] { ordo::fill_sphere_mask(space(), mask, {255.5, 255.5, 255.5}, 200.0); });
+    bench("mask", "512^3 sphere", "device_memset", double(mask.size()), [&] { Kokkos::deep_copy(space(), mask, 0); });
+  }
+  if (!wanted("chain")) return 0;
   chain<6>("clrs_x10", {300, 350, 150, 50, 100, 200, 250});
   chain<6>("six_1000", {1000, 900, 1100, 800, 1200, 950, 1050});
   const std::size_t rows = 20000 / static_cast<std::size_t>(scale);  // H^T H x

@@ -6,10 +6,44 @@
 // - host_copy(v) always allocates: a snapshot that later kernels cannot change.
 // - readable_on_host(v) is v itself when v's memory is host memory (Kokkos::create_mirror_view),
 //   a copy otherwise: cheap, but it changes with v.
+// - contiguous_copy(v) and assign_from_contiguous(v, c) for Views that need not be contiguous:
+//   Kokkos copies between memory spaces only contiguous Views of one layout ("no available copy
+//   mechanism" for a strided device View; host spaces never see the limit), but within one memory
+//   space between any two layouts. The first GPU run found tests that read strided Views directly.
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
+#include <string>
+#include <utility>
+
 namespace ordo_test {
+
+// A LayoutRight View of v's memory space and extents holding v's values.
+template <class View>
+auto contiguous_copy(const View& v) {
+  using right = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight, typename View::memory_space>;
+  return [&]<std::size_t... Axis>(std::index_sequence<Axis...>) {
+    const right copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo_test::contiguous_copy")),
+                     v.extent(Axis)...);
+    Kokkos::deep_copy(copy, v);
+    return copy;
+  }(std::make_index_sequence<View::rank>{});
+}
+
+// v's values on the host in a LayoutRight View, whatever v's layout and memory space.
+template <class View>
+auto download(const View& v) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), contiguous_copy(v));
+}
+
+// v = host, where host is a LayoutRight host View of v's extents (from download or contiguous_copy's
+// mirror), whatever v's layout and memory space.
+template <class View, class HostView>
+void upload(const View& v, const HostView& host) {
+  auto same_space = Kokkos::create_mirror_view_and_copy(typename View::memory_space(), host);
+  Kokkos::deep_copy(v, same_space);
+}
 
 template <class View>
 auto host_copy(const View& v) {

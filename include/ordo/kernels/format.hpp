@@ -3,8 +3,9 @@
 
 // Formatting an ordo::matrix, or the value of a product or a sum, as operator<< prints it
 // ("[[1, 2],\n [3, 4]]"): a std::formatter where the standard library has `<format>`
-// (__cpp_lib_format; not libstdc++ 12) and a fmt::formatter where {fmt} is installed. The format
-// spec applies to the whole text, as for a string: fmt::format("{:>40}", m). Opt-in, so that
+// (__cpp_lib_format; not libstdc++ 12) and a fmt::formatter where {fmt} is installed; neither
+// under nvcc (below). The format spec applies to the whole text, as for a string:
+// fmt::format("{:>40}", m). Opt-in, so that
 // other users do not pay for `<format>` or {fmt} in compile time; a program that formats with
 // {fmt} links fmt::fmt as usual.
 
@@ -38,9 +39,12 @@ std::string printed_text(const T& value) {
 
 }  // namespace ordo::detail
 
-// nvcc's front end (CUDA 13 with libstdc++ 13) rejects std::format of a type whose formatter is a
-// constrained partial specialization ("no instance of constructor basic_format_arg"), so a
-// translation unit that nvcc compiles gets the {fmt} formatter and operator<< only.
+// Neither formatter exists in a translation unit that nvcc compiles: nvcc 13 rejects std::format
+// of a type whose std::formatter is a constrained partial specialization (libstdc++ 13: "no
+// instance of constructor basic_format_arg"), and {fmt} 9's format functions do not compile
+// through nvcc at all (its front end cannot evaluate their constexpr checks). CUDA programs print
+// with operator<<, or format in a file the host compiler compiles. ORDO_HAS_STD_FORMATTER and
+// ORDO_HAS_FMT_FORMATTER say which formatter a translation unit has.
 #if defined(__cpp_lib_format) && !defined(__CUDACC__)
 #define ORDO_HAS_STD_FORMATTER 1
 #include <format>
@@ -54,7 +58,8 @@ struct std::formatter<T, char> : std::formatter<std::string_view, char> {
 };
 #endif
 
-#if __has_include(<fmt/format.h>)
+#if __has_include(<fmt/format.h>) && !defined(__CUDACC__)
+#define ORDO_HAS_FMT_FORMATTER 1
 #include <fmt/format.h>
 
 template <class T>
