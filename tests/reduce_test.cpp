@@ -1041,3 +1041,47 @@ TEST_CASE("widen and narrow, the kernels' vectorizing conversions, agree with th
   static_assert(ordo::detail::narrow<ordo::half>(65520.0f).is_inf());
   static_assert(ordo::detail::widen(ordo::half::from_bits(1)) == 0x1p-24f);
 }
+
+#if ORDO_X86_HOST_SIMD
+TEST_CASE("widen_half_run, F16C where the AVX2 kernels run, gives every half's float (NaNs as NaNs)") {
+  // Every 16-bit pattern, at each odd offset and length around the 8-value vectors, under the
+  // baseline and (where the CPU has it) the AVX2 capability, which brings F16C with it.
+  std::vector<ordo::half> all(65536 + 9);
+  for (std::uint32_t b = 0; b < 65536; ++b) all[b + 3] = ordo::half::from_bits(static_cast<std::uint16_t>(b));
+  const auto chosen = ordo::detail::host_capability();
+  for (const auto capability : {ordo::detail::cpu_capability::baseline, ordo::detail::cpu_capability::avx2}) {
+    const auto granted = ordo::detail::set_host_capability(capability);
+    CAPTURE(static_cast<int>(granted));
+    if (capability == ordo::detail::cpu_capability::avx2 && granted != capability) {
+      MESSAGE("this CPU has no AVX2: the F16C path is not checked");
+      continue;
+    }
+#if defined(ORDO_IMPL_F16C_FUNCTION) && !defined(__AVX2__)
+    CHECK(ordo::detail::widen_half_uses_f16c() == (granted == ordo::detail::cpu_capability::avx2 &&
+                                                   ordo::detail::cpu_has_f16c()));
+#endif
+    for (const std::int64_t length : {std::int64_t{65536}, std::int64_t{7}, std::int64_t{8}, std::int64_t{9},
+                                      std::int64_t{2048}}) {
+      for (const std::int64_t first : {std::int64_t{3}, std::int64_t{4}, std::int64_t{0x7c00 + 3 - 4}}) {
+        std::vector<float> out(static_cast<std::size_t>(length) + 1, -7.0f);
+        ordo::detail::widen_half_run(all.data() + first, out.data(), length);
+        std::size_t wrong = 0;
+        for (std::int64_t i = 0; i < length; ++i) {
+          const ordo::half h = all[static_cast<std::size_t>(first + i)];
+          const float want = static_cast<float>(h);  // the type's own conversion (float16.hpp)
+          const float got = out[static_cast<std::size_t>(i)];
+          // A signaling NaN comes out of F16C quieted: NaN either way.
+          if (h.is_nan() ? !std::isnan(got) : std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want)) {
+            ++wrong;
+          }
+        }
+        CAPTURE(length);
+        CAPTURE(first);
+        CHECK(wrong == 0);
+        CHECK(out[static_cast<std::size_t>(length)] == -7.0f);  // nothing written past the run
+      }
+    }
+  }
+  ordo::detail::set_host_capability(chosen);
+}
+#endif

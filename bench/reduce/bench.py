@@ -177,10 +177,39 @@ def summaries(cases):
                        for k in names])] + [""] * bool(out) + out + [""]
 
 
+def half_section(ctx, halves, goals):
+    """16-bit storage: the exact sum of the uniform float data rounded to half, against the exact sum of the same
+    values stored as float, with the dispatched kernels and with the baseline's (ORDO_CPU_CAPABILITY=baseline)."""
+    if not halves:
+        return []
+    rows = []
+    for h in halves:
+        ctx.check(h["same_bits"], "%s half: the half and float exact sums of the same values differ" % h["n"])
+        rows.append([SIZES.get(h["n"], h["n"]), ob.fmt_time(h["half_s"]), ob.fmt_time(h["float_s"]),
+                     "%.2f" % (h["half_s"] / h["float_s"]), ob.fmt_time(h["half_baseline_s"]),
+                     ob.fmt_time(h["float_baseline_s"]), "%.2f" % (h["half_baseline_s"] / h["float_baseline_s"]),
+                     "%s%s" % (h["exact_kernels"], " + F16C" if h["f16c"] else ""),
+                     "yes" if h["same_bits"] else "**NO**"])
+    big = halves[-1]
+    ratio = big["half_s"] / big["float_s"]
+    goals.append("- **`exact` on half <= 1.2× float's time on the same values at %s: %s** (%.2f×; with the baseline "
+                 "kernels, no F16C: %.2f×)." % (SIZES.get(big["n"], big["n"]), "met" if ratio <= 1.2 else "NOT met",
+                                                ratio, big["half_baseline_s"] / big["float_baseline_s"]))
+    return ["### 16-bit storage: half", "",
+            "The uniform float data rounded to `ordo::half`; float: the same values stored as float. Dispatched: the "
+            "kernels chosen at run time (AVX2, and F16C's `vcvtph2ps` to widen half, where the CPU has them); "
+            "baseline: `ORDO_CPU_CAPABILITY=baseline` (SSE2, half widened by integer operations). Medians of "
+            "interleaved rounds.", "",
+            ob.table(["n", "half", "float", "half / float", "half, baseline", "float, baseline", "half / float",
+                      "kernels", "same bits"], rows), ""]
+
+
 def measure(ctx):
     a = ctx.args
-    cases = sorted(ctx.driver("bench_reduce", "--sizes", a.sizes, "--seed", a.seed, "--min-rounds", a.min_rounds,
-                              "--min-seconds", a.min_seconds), key=lambda c: c["n"])
+    lines_in = ctx.driver("bench_reduce", "--sizes", a.sizes, "--seed", a.seed, "--min-rounds", a.min_rounds,
+                          "--min-seconds", a.min_seconds)
+    halves = sorted((c for c in lines_in if c["type"] == "half"), key=lambda c: c["n"])
+    cases = sorted((c for c in lines_in if c["type"] != "half"), key=lambda c: c["n"])
     notes = []
     for case in cases:
         case["key"] = "%s %s %s" % (SIZES.get(case["n"], case["n"]), case["type"], case["dist"])
@@ -188,6 +217,7 @@ def measure(ctx):
         case["by"] = {c["name"]: c for c in case["contenders"]}
 
     goals, observations = summaries(cases)
+    half_lines = half_section(ctx, halves, goals)
     lines = ["### Goals", "", *goals, ""]
     for n in sorted({c["n"] for c in cases}):
         for t in TYPES:
@@ -198,6 +228,7 @@ def measure(ctx):
                       "C++ rounds: %s; numpy.sum repetitions: %s; math.fsum runs: %s." % tuple(", ".join(
                           "%s %d" % (d, cs[d]["by"][k]["reps"] if k else cs[d]["rounds"]) for d in DISTS)
                           for k in (None, "numpy.sum", "math.fsum")), ""]
+    lines += half_lines
     lines += observations + ["### Checks", ""] + ["- %s" % p for p in ctx.problems or [
         "ordo `exact` (float and double results), `math.fsum` and the integer oracle agree bitwise on every case; "
         "every C++ contender returned the same bits in every repetition."]] + ["- %s" % note for note in notes]

@@ -15,6 +15,9 @@
 #include <ordo/kernels/detail/exact_blocks.hpp>
 #include <ordo/kernels/detail/exact_rounding.hpp>
 #include <ordo/platform/launch_shape.hpp>
+#if ORDO_X86_HOST_SIMD
+#include <ordo/platform/x86/half_conversion.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -362,7 +365,11 @@ KOKKOS_INLINE_FUNCTION void exact_add_widened_block(exact_accumulator<compute_ty
 #if defined(ORDO_IMPL_EXACT_SSE2)
   compute_type_t<S> widened[reduction_block];
   const std::int64_t n = end - begin;
-  for (std::int64_t i = 0; i < n; ++i) widened[i] = widen(x[begin + i]);
+  if constexpr (std::is_same_v<std::remove_cv_t<S>, half>) {
+    widen_half_run(x + begin, widened, n);  // F16C where the AVX2 kernels run (platform/x86/half_conversion.hpp)
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) widened[i] = widen(x[begin + i]);
+  }
   exact_add_block(acc, static_cast<const compute_type_t<S>*>(widened), 0, n);
 #else
   exact_add_block(acc, widening_reader<const S*>{x}, begin, end);
