@@ -1063,22 +1063,23 @@ TEST_CASE("widen_half_run, F16C where the AVX2 kernels run, gives every half's f
     for (const std::int64_t length : {std::int64_t{65536}, std::int64_t{7}, std::int64_t{8}, std::int64_t{9},
                                       std::int64_t{2048}}) {
       for (const std::int64_t first : {std::int64_t{3}, std::int64_t{4}, std::int64_t{0x7c00 + 3 - 4}}) {
-        std::vector<float> out(static_cast<std::size_t>(length) + 1, -7.0f);
-        ordo::detail::widen_half_run(all.data() + first, out.data(), length);
+        // Within the patterns: runs starting near the infinities are shorter.
+        const std::int64_t count = std::min<std::int64_t>(length, 65536 + 3 - first);
+        std::vector<float> out(static_cast<std::size_t>(count) + 1, -7.0f);
+        ordo::detail::widen_half_run(all.data() + first, out.data(), count);
         std::size_t wrong = 0;
-        for (std::int64_t i = 0; i < length; ++i) {
+        for (std::int64_t i = 0; i < count; ++i) {
           const ordo::half h = all[static_cast<std::size_t>(first + i)];
-          const float want = static_cast<float>(h);  // the type's own conversion (float16.hpp)
-          const float got = out[static_cast<std::size_t>(i)];
-          // A signaling NaN comes out of F16C quieted: NaN either way.
-          if (h.is_nan() ? !std::isnan(got) : std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want)) {
-            ++wrong;
-          }
+          const auto want = std::bit_cast<std::uint32_t>(static_cast<float>(h));  // float16.hpp's own conversion
+          const auto got = std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(i)]);
+          // A signaling NaN comes out of F16C quieted: NaN either way (by its bits, which fast-math
+          // builds do not assume away).
+          if (h.is_nan() ? (got & 0x7fff'ffffU) <= 0x7f80'0000U : got != want) ++wrong;
         }
-        CAPTURE(length);
+        CAPTURE(count);
         CAPTURE(first);
         CHECK(wrong == 0);
-        CHECK(out[static_cast<std::size_t>(length)] == -7.0f);  // nothing written past the run
+        CHECK(out[static_cast<std::size_t>(count)] == -7.0f);  // nothing written past the run
       }
     }
   }
