@@ -25,7 +25,7 @@ SECTIONS = ("compile-time-results", "compile-time-hu-shing", "include-cost", "ex
 REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5, 3, 3)))
 CONSUMER_GOAL = 1.5  # issue 30: a consumer's 3 x 3 a * b at most 1.5 times a Kokkos hello world
 SEED, GOAL_N, GOAL_GXX = 2026, 64, 0.5  # the DP run's goals: n = 64 within the limits, + 0.5 s on g++
-LONG_GOAL_N, LONG_GOAL, INCLUDE_GOAL = 1024, 1.0, 0.3  # issue 15: 1024 matrices, + 1 s
+LONG_GOAL_N, LONG_GOAL, INCLUDE_GOAL = 1024, 0.8, 0.3  # issue 30 (issue 15 asked 1 s): 1024 matrices, + 0.8 s
 EXPRESSION_GOAL = 0.5  # issue 30: a 16-operand expression at most +0.5 s over a 2-operand one
 LIMITS = {  # flag, default, raised, the message of a compile that hit it
     "g++": ("-fconstexpr-ops-limit", 1 << 25, "-fconstexpr-ops-limit=4294967296",
@@ -370,7 +370,7 @@ def chain_section(ctx, compilers, reps, long=False):
         if not ctx.args.no_profile and GOAL_N in sizes:
             lines += profile(ctx, compilers, reps, src, plans[GOAL_N])
         return "\n".join(lines), versions(compilers)
-    lines += ["### Goals (issue 15)", ""] + ([] if LONG_GOAL_N in sizes else [
+    lines += ["### Goals (issue 30; issue 15 asked 1.0 s)", ""] + ([] if LONG_GOAL_N in sizes else [
         "- (not evaluated: this run did not cover n = %d)" % LONG_GOAL_N])
     for c in compilers if LONG_GOAL_N in sizes else ():
         r, e = res[(c, ("type", LONG_GOAL_N))], res[(c, "empty")]
