@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <fstream>
@@ -34,15 +35,10 @@ std::int64_t scale = 1;
 double min_seconds = 0.4;
 std::string only;  // empty: every group
 
-bool wanted(std::string_view group) {
+bool wanted(const std::string& group) {
   if (only.empty()) return true;
-  std::string_view rest = only;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == group) return true;
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-  }
-  return false;
+  const std::vector<std::string> groups = ordo_bench::split(only);
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
 }
 
 void emit(const std::string& group, const std::string& name, const std::string& contender,
