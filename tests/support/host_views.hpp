@@ -6,7 +6,7 @@
 // - host_copy(v) always allocates: a snapshot that later kernels cannot change.
 // - readable_on_host(v) is v itself when v's memory is host memory (Kokkos::create_mirror_view),
 //   a copy otherwise: cheap, but it changes with v.
-// - contiguous_copy(v) and assign_from_contiguous(v, c) for Views that need not be contiguous:
+// - contiguous_copy(v), download(v) and upload(v, host) for Views that need not be contiguous:
 //   Kokkos copies between memory spaces only contiguous Views of one layout ("no available copy
 //   mechanism" for a strided device View; host spaces never see the limit), but within one memory
 //   space between any two layouts. The first GPU run found tests that read strided Views directly.

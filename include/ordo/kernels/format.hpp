@@ -5,9 +5,8 @@
 // ("[[1, 2],\n [3, 4]]"): a std::formatter where the standard library has `<format>`
 // (__cpp_lib_format; not libstdc++ 12) and a fmt::formatter where {fmt} is installed; neither
 // under nvcc (below). The format spec applies to the whole text, as for a string:
-// fmt::format("{:>40}", m). Opt-in, so that
-// other users do not pay for `<format>` or {fmt} in compile time; a program that formats with
-// {fmt} links fmt::fmt as usual.
+// fmt::format("{:>40}", m). Opt-in, so that other users do not pay for `<format>` or {fmt} in
+// compile time; a program that formats with {fmt} links fmt::fmt as usual.
 
 #include <ordo/kernels/chain_expression.hpp>
 #include <ordo/kernels/matrix.hpp>
