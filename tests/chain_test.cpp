@@ -9,9 +9,11 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <limits>
 #include <random>
-#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -88,7 +90,7 @@ TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
 }
 
 TEST_CASE("dims as a braced list or any integral container; a negative dim is refused by name") {
-#if !defined(__clang__)  // clang 14 cannot evaluate libstdc++ 12's std::string, which a dynamic plan holds
+#if !defined(__clang__)  // clang 14 cannot evaluate libstdc++ 12's vector::resize, which a dynamic plan calls
   static_assert(ordo::plan_chain({100, 5, 200, 20}).cost() == 5 * 200 * 20 + 100 * 5 * 20);
 #endif
   CHECK(ordo::plan_chain({100, 5, 200, 20}).order() == "(A1(A2A3))");
@@ -97,10 +99,10 @@ TEST_CASE("dims as a braced list or any integral container; a negative dim is re
   CHECK(ordo::plan_chain(std::vector<unsigned char>{10, 20, 30}).cost() == 10 * 20 * 30);
   CHECK_THROWS_WITH_AS(ordo::plan_chain({100, -5, 200}),
                        "ordo::plan_chain(dims): d1 is -5; a dim is a matrix extent, never negative",
-                       std::invalid_argument);
+                       ordo::chain_argument_error);
   CHECK_THROWS_WITH_AS(ordo::plan_chain(std::vector<int>{7}),
                        "ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices",
-                       std::invalid_argument);
+                       ordo::chain_argument_error);
 }
 
 TEST_CASE("the type-level planner gives the same plan as a tree type") {
@@ -271,35 +273,64 @@ TEST_CASE("a single matrix and zero-sized dimensions") {
 }
 
 TEST_CASE("bad input: empty chains throw, costs beyond 64 bits never wrap") {
-  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{}), std::invalid_argument);
-  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{5}), std::invalid_argument);
-  CHECK_THROWS_AS(ordo::chain_tables(std::vector<std::size_t>{5}), std::invalid_argument);
+  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{}), ordo::chain_argument_error);
+  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{5}), ordo::chain_argument_error);
+  CHECK_THROWS_AS(ordo::chain_tables(std::vector<std::size_t>{5}), ordo::chain_argument_error);
 
   constexpr std::size_t big = std::size_t{1} << 32;
-  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{big, big, big, big}), std::overflow_error);
-  CHECK_THROWS_AS(ordo::plan_chain(std::array<std::size_t, 3>{big, big, big}), std::overflow_error);
+  CHECK_THROWS_AS(ordo::plan_chain(std::vector<std::size_t>{big, big, big, big}), ordo::chain_overflow_error);
+  CHECK_THROWS_AS(ordo::plan_chain(std::array<std::size_t, 3>{big, big, big}), ordo::chain_overflow_error);
 
   // The optimum fits (2 * 2^32) while left to right needs 2^65.
   const auto p = ordo::plan_chain(std::vector<std::size_t>{big, 1, big, 1});
   CHECK(p.cost() == 2 * big);
   CHECK(p.order() == "(A1(A2A3))");
-  CHECK_THROWS_AS((void)p.left_to_right_cost(), std::overflow_error);
+  CHECK_THROWS_AS((void)p.left_to_right_cost(), ordo::chain_overflow_error);
 
   // cost = 2^63 fits, 2 * cost does not.
   const std::size_t d = std::size_t{1} << 21;
   const auto f = ordo::plan_chain(std::vector<std::size_t>{d, d, d});
   CHECK(f.cost() == std::uint64_t{1} << 63);
-  CHECK_THROWS_AS((void)f.flops(), std::overflow_error);
+  CHECK_THROWS_AS((void)f.flops(), ordo::chain_overflow_error);
 
   // Products of zero inner size cost nothing, but their results may be huge.
   const auto e = ordo::plan_chain(std::vector<std::size_t>{big, 0, big, 0, big});
   CHECK(e.cost() == 0);
-  CHECK_THROWS_AS((void)e.peak_temporary_elements(), std::overflow_error);
+  CHECK_THROWS_AS((void)e.peak_temporary_elements(), ordo::chain_overflow_error);
 
   const ordo::chain_tables t(std::vector<std::size_t>{2, 3, 4});
-  CHECK_THROWS_AS((void)t.cost(0, 1), std::out_of_range);
-  CHECK_THROWS_AS((void)t.cost(2, 3), std::out_of_range);
-  CHECK_THROWS_AS((void)t.split(2, 2), std::out_of_range);
+  CHECK_THROWS_AS((void)t.cost(0, 1), ordo::chain_argument_error);
+  CHECK_THROWS_AS((void)t.cost(2, 3), ordo::chain_argument_error);
+  CHECK_THROWS_AS((void)t.split(2, 2), ordo::chain_argument_error);
+}
+
+TEST_CASE("the planner's errors are ordo::chain_error, a std::exception, with their whole message") {
+  // Both kinds derive from chain_error and std::exception, and neither from the other.
+  static_assert(std::is_base_of_v<std::exception, ordo::chain_error>);
+  static_assert(std::is_base_of_v<ordo::chain_error, ordo::chain_argument_error>);
+  static_assert(std::is_base_of_v<ordo::chain_error, ordo::chain_overflow_error>);
+  static_assert(!std::is_base_of_v<ordo::chain_argument_error, ordo::chain_overflow_error>);
+  static_assert(std::is_nothrow_copy_constructible_v<ordo::chain_error>);
+  CHECK_THROWS_WITH_AS(ordo::plan_chain(std::vector<std::size_t>{1}),
+                       "ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices",
+                       std::exception);
+  constexpr std::size_t big = std::size_t{1} << 32;
+  CHECK_THROWS_WITH_AS(ordo::plan_chain(std::vector<std::size_t>{big, big, big}),
+                       "ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits",
+                       ordo::chain_error);
+  // A negative dim is printed whole, the most negative of its type included.
+  CHECK_THROWS_WITH_AS(ordo::plan_chain({10LL, std::numeric_limits<long long>::min(), 3LL}),
+                       "ordo::plan_chain(dims): d1 is -9223372036854775808; a dim is a matrix extent, never negative",
+                       ordo::chain_argument_error);
+  // A copy keeps the text (it lives in the exception, not behind a pointer to the original), and
+  // a message past the capacity is cut there, never overrun.
+  std::string text;
+  {
+    const ordo::chain_overflow_error original(std::string(300, 'x'));
+    const ordo::chain_error copy = original;
+    text = copy.what();
+  }
+  CHECK(text == std::string(ordo::chain_error::message_capacity, 'x'));
 }
 
 TEST_CASE("brute force over all parenthesizations agrees for n <= 9") {
@@ -318,7 +349,7 @@ TEST_CASE("brute force over all parenthesizations agrees for n <= 9") {
         const auto oracle = ordo_test::brute_force_optimum(dims);
         CAPTURE(dims);
         if (oracle.cost > std::numeric_limits<std::uint64_t>::max() - 1) {
-          CHECK_THROWS_AS(ordo::plan_chain(dims), std::overflow_error);
+          CHECK_THROWS_AS(ordo::plan_chain(dims), ordo::chain_overflow_error);
           continue;
         }
         const auto plan = ordo::plan_chain(dims);

@@ -26,6 +26,7 @@ REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5, 3, 3)))
 CONSUMER_GOAL = 1.5  # issue 30: a consumer's 3 x 3 a * b at most 1.5 times a Kokkos hello world
 SEED, GOAL_N, GOAL_GXX = 2026, 64, 0.5  # the DP run's goals: n = 64 within the limits, + 0.5 s on g++
 LONG_GOAL_N, LONG_GOAL, INCLUDE_GOAL = 1024, 0.8, 0.3  # issue 30 (issue 15 asked 1 s): 1024 matrices, + 0.8 s
+HEADER_GOAL = 0.15  # issue 30: <ordo/core/chain.hpp> alone at most + 0.15 s over STANDARD
 EXPRESSION_GOAL = 0.5  # issue 30: a 16-operand expression at most +0.5 s over a 2-operand one
 LIMITS = {  # flag, default, raised, the message of a compile that hit it
     "g++": ("-fconstexpr-ops-limit", 1 << 25, "-fconstexpr-ops-limit=4294967296",
@@ -34,10 +35,10 @@ LIMITS = {  # flag, default, raised, the message of a compile that hit it
                 r"constexpr evaluation hit maximum step limit"),
 }
 CHAIN_FLAGS = ["-std=c++20", "-O0", "-c"]
-STANDARD = ["<array>", "<span>", "<string_view>", "<vector>"]
+STANDARD = ["<array>", "<cstddef>", "<string_view>"]  # issue 30's baseline for the header's weight
 # What the planner header pulls or pulled in beyond STANDARD (<immintrin.h>: the old run-time SIMD path).
-EXTRA = ["<cstdint>", "<limits>", "<type_traits>", "<string>", "<stdexcept>", "<cmath>",
-         "<boost/mp11/list.hpp>", "<immintrin.h>"]
+EXTRA = ["<vector>", "<span>", "<exception>", "<cstdint>", "<limits>", "<type_traits>", "<string>", "<stdexcept>",
+         "<cmath>", "<boost/mp11/list.hpp>", "<immintrin.h>"]
 MODES = {"-O2 -c": ["-O2", "-c"], "-fsyntax-only": ["-fsyntax-only"]}
 PATHS = {  # the same 64-matrix plan reached in other ways (where the time goes)
     "value": "value level: `constexpr auto p = ordo::plan_chain(array)`",
@@ -401,8 +402,9 @@ def include_section(ctx, compilers, reps):
     rows = [("std", "`std`: " + ", ".join("`%s`" % h for h in STANDARD) + " only (the baseline)")]
     for name, _, _ in revs:
         tag = " (%s)" % name if len(revs) > 1 else ""
-        rows += [("header@" + name, "`#include <ordo/core/chain.hpp>`" + tag), ("plan@" + name, "the header and a "
-                 "%d-matrix `constexpr` `plan_chain`%s: **the goal, at most +%g s**" % (GOAL_N, tag, INCLUDE_GOAL))]
+        rows += [("header@" + name, "`#include <ordo/core/chain.hpp>`%s: **issue 30's goal, at most +%g s**" % (
+            tag, HEADER_GOAL)), ("plan@" + name, "the header and a %d-matrix `constexpr` `plan_chain`%s: **the goal, "
+                                 "at most +%g s**" % (GOAL_N, tag, INCLUDE_GOAL))]
     rows += [("std+" + h, "`std` and `%s`" % h) for h in extra]
     cells = [[label] + ["%.2f" % res[(c, k)][f] if k == "std" else "%.2f (%+.2f)" % (
         res[(c, k)][f], res[(c, k)][f] - res[(c, "std")][f]) for c in compilers for f in ("s", "cpu")]
@@ -412,11 +414,13 @@ def include_section(ctx, compilers, reps):
              "Headers: %s." % (reps, loads(res), "; ".join("**%s** = %s" % (n, w) for n, _, w in revs)), "",
              ob.table(["TU"] + ["%s %s s" % (c, f) for c in compilers for f in ("wall", "CPU")], cells), ""]
     for name, _, _ in revs:
-        added = {c: [res[(c, "plan@" + name)][f] - res[(c, "std")][f] for f in ("s", "cpu")] for c in compilers}
-        lines.append("- Goal (header and %d-matrix plan at most %g s over `std`%s): %s." % (
-            GOAL_N, INCLUDE_GOAL, ", " + name if len(revs) > 1 else "", "; ".join("%s %+.2f s wall, %+.2f s CPU: %s" % (
-                c, wall, cpu, "met" if max(wall, cpu) <= INCLUDE_GOAL else "met on CPU time only" if cpu <= INCLUDE_GOAL
-                else "not met") for c, (wall, cpu) in added.items())))
+        for key, what, goal in (("header", "the header alone", HEADER_GOAL),
+                                ("plan", "header and %d-matrix plan" % GOAL_N, INCLUDE_GOAL)):
+            added = {c: [res[(c, key + "@" + name)][f] - res[(c, "std")][f] for f in ("s", "cpu")] for c in compilers}
+            lines.append("- Goal (%s at most %g s over `std`%s): %s." % (
+                what, goal, ", " + name if len(revs) > 1 else "", "; ".join("%s %+.2f s wall, %+.2f s CPU: %s" % (
+                    c, wall, cpu, "met" if max(wall, cpu) <= goal else "met on CPU time only" if cpu <= goal
+                    else "not met") for c, (wall, cpu) in added.items())))
     return "\n".join(lines), versions(compilers)
 
 

@@ -39,14 +39,14 @@ ordo_test::wide_cost checked_tree_cost(const Plan& plan, const std::vector<std::
 }  // namespace
 
 // The plan's peak of live intermediates against a simulation in 128 bits: equal, or the documented
-// std::overflow_error when the simulated peak does not fit in 64 bits (then no layout to check).
+// ordo::chain_overflow_error when the simulated peak does not fit in 64 bits (then no layout to check).
 template <class Plan>
 bool peak_is_right(const Plan& plan) {
   const ordo_test::wide_cost simulated = ordo_test::simulated_peak_elements(plan);
   if (simulated >= std::numeric_limits<std::uint64_t>::max()) {
     try {
       (void)plan.peak_temporary_elements();
-    } catch (const std::overflow_error&) {
+    } catch (const ordo::chain_overflow_error&) {
       return true;
     }
     return false;
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       (void)ordo::plan_chain(dims);
       std::abort();
-    } catch (const std::invalid_argument&) {
+    } catch (const ordo::chain_argument_error&) {
     }
     return 0;
   }
@@ -79,11 +79,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ordo::chain_plan<ordo::dynamic> dp;
     try {
       dp = ordo::plan_chain(dims, ordo::planner::dynamic_programming);
-    } catch (const std::overflow_error&) {
+    } catch (const ordo::chain_overflow_error&) {
       try {
         (void)ordo::plan_chain(dims, ordo::planner::hu_shing);
         std::abort();
-      } catch (const std::overflow_error&) {
+      } catch (const ordo::chain_overflow_error&) {
       }
       return 0;
     }
@@ -94,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto approx = ordo::plan_chain(dims, ordo::planner::approximate);
       if (checked_tree_cost(approx, dims) != approx.cost() || approx.cost() < dp.cost()) std::abort();
       if (ordo_test::wide_cost{approx.cost()} * 10'000 > ordo_test::wide_cost{dp.cost()} * 11'547) std::abort();
-    } catch (const std::overflow_error&) {
+    } catch (const ordo::chain_overflow_error&) {
       // The approximation may cost more than 64 bits where the optimum fits: then it must pass 2^64 / 1.155.
       if (dp.cost() < std::numeric_limits<std::uint64_t>::max() / 1155 * 1000) std::abort();
     }
@@ -106,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       try {
         (void)(planner == 0 ? ordo::plan_chain(dims) : ordo::plan_chain(dims, ordo::planner::hu_shing));
         std::abort();
-      } catch (const std::overflow_error&) {
+      } catch (const ordo::chain_overflow_error&) {
       }
     }
     return 0;

@@ -308,7 +308,7 @@ summarized summarize_with(std::span<const std::size_t> dims, planner_choice choi
     const ordo::detail::preorder_splits splits = ordo::detail::planned_splits(dims, tag);
     summarized s{ordo::detail::summarize_tree(dims, splits), algorithm};
     if (s.summary.cost == ordo::detail::saturated_cost) {
-      throw std::overflow_error("ordo-plan: the planned cost does not fit in 64 bits");
+      throw ordo::chain_overflow_error("ordo-plan: the planned cost does not fit in 64 bits");
     }
     return s;
   };
@@ -322,7 +322,7 @@ summarized summarize_with(std::span<const std::size_t> dims, planner_choice choi
                    dims.size() - 1 <= ordo::planner::automatic_dp_limit ? "dynamic_programming" : "hu_shing");
 }
 
-// Every number the tool prints, checked once: the plan's accessors throw std::overflow_error
+// Every number the tool prints, checked once: the plan's accessors throw ordo::chain_overflow_error
 // when theirs does not fit in 64 bits.
 struct plan_numbers {
   std::uint64_t cost, left_to_right_cost, flops, peak_temporary_elements;
@@ -333,7 +333,7 @@ plan_numbers numbers_of(const ordo::chain_plan<ordo::dynamic>& plan) {
   const auto checked = [&](auto accessor, const char* what) {
     try {
       return accessor();
-    } catch (const std::overflow_error&) {
+    } catch (const ordo::chain_overflow_error&) {
       throw usage_error(std::string(what) + " does not fit in 64 bits (the planned order costs " +
                         grouped(plan.cost()) + " mults)");
     }
@@ -514,7 +514,7 @@ int run(std::span<char* const> arguments) {
     } else {
       result = plan_with(dims, opts.planner);
     }
-  } catch (const std::overflow_error&) {
+  } catch (const ordo::chain_overflow_error&) {
     throw usage_error(std::string(opts.planner == planner_choice::approximate ? "the approximate plan's cost"
                                                                                : "the optimal cost") +
                       " does not fit in 64 bits (scalar multiplications); the dims are too large");

@@ -7,12 +7,14 @@
 // The type level (plans of operand types, the tree as a type) is core/chain_type.hpp; both come
 // with <ordo/core/chain.hpp>, which says more about the cost model and the planners.
 
+#include <ordo/core/chain_error.hpp>
 #include <ordo/core/detail/chain_approximation.hpp>
 #include <ordo/core/detail/chain_solver.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/detail/hu_shing.hpp>
 #include <ordo/core/detail/plan_building.hpp>
 #include <ordo/core/detail/structured_chain_solver.hpp>
+#include <ordo/core/fixed_string.hpp>
 #include <ordo/core/planned_product.hpp>
 #include <ordo/core/shape.hpp>
 
@@ -22,8 +24,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
-#include <stdexcept>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -109,7 +109,7 @@ class chain_plan {
   // Floating-point operations of the planned order, 2 * cost() (one multiply and one add each).
   constexpr std::uint64_t flops() const {
     if (cost_ > detail::saturated_cost / 2) {
-      throw std::overflow_error("ordo::chain_plan::flops: 2 * cost() does not fit in 64 bits");
+      throw chain_overflow_error("ordo::chain_plan::flops: 2 * cost() does not fit in 64 bits");
     }
     return 2 * cost_;
   }
@@ -117,7 +117,7 @@ class chain_plan {
   // Scalar multiplications of ((A1 A2) A3) ... An, the order a naive evaluation uses.
   constexpr std::uint64_t left_to_right_cost() const {
     if (left_to_right_cost_ == detail::saturated_cost) {
-      throw std::overflow_error("ordo::chain_plan::left_to_right_cost: the left-to-right cost does not fit in 64 bits");
+      throw chain_overflow_error("ordo::chain_plan::left_to_right_cost: the left-to-right cost does not fit in 64 bits");
     }
     return left_to_right_cost_;
   }
@@ -144,7 +144,7 @@ class chain_plan {
   // its planned_product::workspace_offset, without overlap while it is alive.
   constexpr std::uint64_t peak_temporary_elements() const {
     if (peak_temporary_elements_ == detail::saturated_cost) {
-      throw std::overflow_error("ordo::chain_plan::peak_temporary_elements: the element count does not fit in 64 bits");
+      throw chain_overflow_error("ordo::chain_plan::peak_temporary_elements: the element count does not fit in 64 bits");
     }
     return peak_temporary_elements_;
   }
@@ -156,7 +156,7 @@ class chain_plan {
 
   detail::plan_storage<std::size_t, dim_count> dims_{};
   detail::plan_storage<planned_product, product_count> products_{};
-  std::conditional_t<Matrices == dynamic, std::string, std::array<char, order_capacity>> order_{};
+  detail::plan_storage<char, order_capacity> order_{};
   std::size_t order_length_ = 0;
   std::uint64_t cost_ = 0;
   std::uint64_t left_to_right_cost_ = 0;
@@ -238,12 +238,13 @@ constexpr chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan_chain(
   return plan;
 }
 
-// Plans a chain whose length is known at run time. Throws std::invalid_argument for fewer than
-// 2 dims and std::overflow_error when the planned cost does not fit in 64 bits.
+// Plans a chain whose length is known at run time. Throws ordo::chain_argument_error for fewer
+// than 2 dims and ordo::chain_overflow_error when the planned cost does not fit in 64 bits
+// (core/chain_error.hpp).
 template <chain_planner Planner = planner::automatic_t>
 constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, Planner how = {}) {
   if (dims.size() < 2) {
-    throw std::invalid_argument("ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
+    throw chain_argument_error("ordo::plan_chain(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
   }
   chain_plan<dynamic> plan;
   const detail::preorder_splits splits = detail::planned_splits(dims, how);
@@ -253,21 +254,23 @@ constexpr chain_plan<dynamic> plan_chain(std::span<const std::size_t> dims, Plan
 
 namespace detail {
 
-// Throws std::invalid_argument unless there is one structure per matrix and each diagonal one is
+// Throws ordo::chain_argument_error unless there is one structure per matrix and each diagonal one is
 // square.
 constexpr void check_structures(std::span<const std::size_t> dims, std::span<const operand_structure> structures) {
   if (dims.size() < 2) {
-    throw std::invalid_argument("ordo::plan_chain(dims, structures) requires at least 2 dims: d0..dn describe n >= 1 matrices");
+    throw chain_argument_error("ordo::plan_chain(dims, structures) requires at least 2 dims: d0..dn describe n >= 1 matrices");
   }
   if (structures.size() != dims.size() - 1) {
-    throw std::invalid_argument("ordo::plan_chain(dims, structures): " + std::to_string(dims.size() - 1) +
-                                " matrices but " + std::to_string(structures.size()) + " structures");
+    detail::fixed_string<chain_error::message_capacity> message;
+    message.append("ordo::plan_chain(dims, structures): ").append(dims.size() - 1).append(" matrices but ");
+    throw chain_argument_error(message.append(structures.size()).append(" structures").view());
   }
   for (std::size_t i = 0; i < structures.size(); ++i) {
     if (structures[i] == operand_structure::diagonal && dims[i] != dims[i + 1]) {
-      throw std::invalid_argument("ordo::plan_chain(dims, structures): A" + std::to_string(i + 1) + " is diagonal but " +
-                                  std::to_string(dims[i]) + "x" + std::to_string(dims[i + 1]) +
-                                  " (a diagonal matrix is square)");
+      detail::fixed_string<chain_error::message_capacity> message;
+      message.append("ordo::plan_chain(dims, structures): A").append(i + 1).append(" is diagonal but ");
+      message.append(dims[i]).append("x").append(dims[i + 1]).append(" (a diagonal matrix is square)");
+      throw chain_argument_error(message.view());
     }
   }
 }
@@ -292,8 +295,8 @@ constexpr void build_structured_plan(Plan& plan, std::span<const std::size_t> di
 // product with a diagonal factor is costed as the scaling it is, and products()' kind says which
 // scaling to run. With a diagonal operand the planner is the O(n^3) DP (Hu–Shing's
 // triangulation assumes general products); without one this is plan_chain(dims). Throws
-// std::invalid_argument for a count that differs from the matrices' or a diagonal operand that
-// is not square.
+// ordo::chain_argument_error for a count that differs from the matrices' or a diagonal operand
+// that is not square.
 template <std::size_t DimCount>
 constexpr chain_plan<(DimCount >= 2 ? DimCount - 1 : 1)> plan_chain(
     const std::array<std::size_t, DimCount>& dims,
@@ -323,7 +326,7 @@ concept contiguous_dims = requires(const Dims& d) {
   d.data();
 } && dim_value<std::remove_cvref_t<decltype(*std::declval<const Dims&>().data())>>;
 
-// The dims as std::size_t; a negative one throws std::invalid_argument naming it.
+// The dims as std::size_t; a negative one throws ordo::chain_argument_error naming it.
 template <dim_value T>
 constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t count) {
   std::vector<std::size_t> dims;  // push_back: clang 14 cannot evaluate libstdc++'s vector(n)
@@ -331,8 +334,10 @@ constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t cou
   for (std::size_t i = 0; i < count; ++i) {
     if constexpr (std::is_signed_v<T>) {
       if (values[i] < 0) {
-        throw std::invalid_argument("ordo::plan_chain(dims): d" + std::to_string(i) + " is " +
-                                    std::to_string(values[i]) + "; a dim is a matrix extent, never negative");
+        detail::fixed_string<chain_error::message_capacity> message;
+        message.append("ordo::plan_chain(dims): d").append(i).append(" is -");
+        message.append(std::size_t{0} - static_cast<std::size_t>(values[i]));  // the magnitude, even of the minimum
+        throw chain_argument_error(message.append("; a dim is a matrix extent, never negative").view());
       }
     }
     dims.push_back(static_cast<std::size_t>(values[i]));
@@ -344,7 +349,7 @@ constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t cou
 
 // The same for dims of any integral type, in a braced list or a contiguous container:
 // ordo::plan_chain({100, 5, 200, 20}), ordo::plan_chain(std::vector<int>{...}). A negative dim
-// throws std::invalid_argument naming it.
+// throws ordo::chain_argument_error naming it.
 template <detail::dim_value T, chain_planner Planner = planner::automatic_t>
 constexpr chain_plan<dynamic> plan_chain(std::initializer_list<T> dims, Planner how = {}) {
   const std::vector<std::size_t> checked = detail::checked_dims(dims.begin(), dims.size());
@@ -363,7 +368,7 @@ class chain_tables {
  public:
   constexpr explicit chain_tables(std::span<const std::size_t> dims) {
     if (dims.size() < 2) {
-      throw std::invalid_argument("ordo::chain_tables(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
+      throw chain_argument_error("ordo::chain_tables(dims) requires at least 2 dims: d0..dn describe n >= 1 matrices");
     }
     solution_ = detail::solve_chain(dims);
   }
@@ -374,14 +379,14 @@ class chain_tables {
   }
   constexpr std::size_t split(std::size_t i, std::size_t j) const {
     check(i, j, "split");
-    if (i == j) throw std::out_of_range("ordo::chain_tables::split(i, j) requires i < j");
+    if (i == j) throw chain_argument_error("ordo::chain_tables::split(i, j) requires i < j");
     return solution_.split_at(i - 1, j - 1) + 1;
   }
 
  private:
   constexpr void check(std::size_t i, std::size_t j, const char*) const {
     if (i < 1 || i > j || j > matrices()) {
-      throw std::out_of_range("ordo::chain_tables: indices must satisfy 1 <= i <= j <= n");
+      throw chain_argument_error("ordo::chain_tables: indices must satisfy 1 <= i <= j <= n");
     }
   }
   detail::chain_solution solution_;

@@ -14,6 +14,7 @@
 // that is when the triangle Vs Vt Vc plus the fan's triangle on the arc beats the fan's two
 // triangles at Vt. What is left at the end is fanned from V0.
 
+#include <ordo/core/chain_error.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/detail/hu_shing.hpp>
 
@@ -21,7 +22,6 @@
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <stdexcept>
 
 namespace ordo::detail {
 
@@ -54,7 +54,7 @@ constexpr preorder_splits approximate_order(std::span<const std::size_t> dims) {
   const std::size_t vertices = dims.size();
   if (vertices <= 3) return preorder_splits(vertices - 2);
   if (vertices >= std::numeric_limits<polygon_index>::max()) {
-    throw std::length_error("ordo::plan_chain: the approximation plans chains of fewer than 2^32 - 2 matrices");
+    throw chain_argument_error("ordo::plan_chain: the approximation plans chains of fewer than 2^32 - 2 matrices");
   }
   scratch_array<std::uint64_t> w;
   std::uint64_t largest = 0;

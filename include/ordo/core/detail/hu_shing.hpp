@@ -30,6 +30,7 @@
 // sums; in 512 when they may pass 128 bits, dims beyond 2^30) and uses
 // no recursion deeper than the leftist heap's O(log n) merge.
 
+#include <ordo/core/chain_error.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
 
 #include <array>
@@ -37,7 +38,6 @@
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <stdexcept>
 
 namespace ordo::detail {
 
@@ -476,7 +476,7 @@ constexpr hu_shing_result hu_shing_order(std::span<const std::size_t> dims) {
   scratch_array<std::uint64_t> w;
   std::uint64_t largest = 0;
   if (vertices >= std::numeric_limits<polygon_index>::max()) {
-    throw std::length_error("ordo::plan_chain: Hu-Shing plans chains of fewer than 2^32 - 2 matrices");
+    throw chain_argument_error("ordo::plan_chain: Hu-Shing plans chains of fewer than 2^32 - 2 matrices");
   }
   const std::size_t first = relabel_polygon(dims, w, largest);
   scratch_array<polygon_triangle> triangles(n - 1, for_overwrite);

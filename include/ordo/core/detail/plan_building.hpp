@@ -6,6 +6,7 @@
 // products in evaluation order with the optimal cost, the order string, and the peak of live
 // intermediates with a workspace layout that reaches it. Constexpr, for compile-time plans.
 
+#include <ordo/core/chain_error.hpp>
 #include <ordo/core/detail/chain_solver.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/planned_product.hpp>
@@ -15,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 namespace ordo::detail {
@@ -89,7 +89,7 @@ constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims, const 
 }
 
 // The n - 1 products of the tree that splits describes, in post-order, into products; returns
-// the tree's cost. Throws std::overflow_error when the cost does not fit in 64 bits.
+// the tree's cost. Throws chain_overflow_error when the cost does not fit in 64 bits.
 constexpr cost_type place_products(std::span<const std::size_t> dims, const preorder_splits& splits,
                                    planned_product* products, const diagonal_ranges& diagonals) {
   const bool structured = diagonals.any();
@@ -128,7 +128,7 @@ constexpr cost_type place_products(std::span<const std::size_t> dims, const preo
     if (r.first != k) stack[depth++] = {r.first, k, r.rights};
   }
   if (total == saturated_cost) {
-    throw std::overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
+    throw chain_overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
   }
   return total;
 }
