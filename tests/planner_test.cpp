@@ -156,6 +156,16 @@ TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matric
   CHECK(beat_left_to_right > 5'000);
   // Ties are frequent: the planners often pick different trees of the same cost.
   CHECK(different_trees > 100);
+
+  // A tree far deeper than the summary's first stack (64 frames): dims 1, 2, ..., 301 make left to
+  // right the optimum, a left spine of 299 products above A1 A2.
+  std::vector<std::size_t> rising(301);
+  for (std::size_t i = 0; i < rising.size(); ++i) rising[i] = i + 1;
+  const auto deep = ordo::detail::summarize_tree(rising, ordo::detail::planned_splits(rising, ordo::planner::hu_shing));
+  std::uint64_t left_deep_cost = 0;
+  for (std::size_t k = 1; k + 1 < rising.size(); ++k) left_deep_cost += rising[k] * rising[k + 1];
+  CHECK(deep.height == 299);
+  CHECK(deep.cost == left_deep_cost);
 }
 
 // Each exact arithmetic Hu-Shing may run on (64-bit sums; 128-bit sums with 256-bit cross

@@ -26,7 +26,6 @@
 #include <span>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace ordo {
 
@@ -67,11 +66,14 @@ concept chain_planner =
 namespace detail {
 
 template <class T, std::size_t Count>
-using plan_storage = std::conditional_t<Count == dynamic, std::vector<T>, std::array<T, Count>>;
+using plan_storage = std::conditional_t<Count == dynamic, scratch_array<T>, std::array<T, Count>>;
 
+// A dynamic plan's storage gets its size; a fixed one has it.
 template <class Container>
 constexpr void resize_storage(Container& c, std::size_t size) {
-  if constexpr (requires { c.resize(size); }) c.resize(size);
+  if constexpr (std::is_same_v<Container, scratch_array<typename Container::value_type>>) {
+    c = Container(size, for_overwrite);
+  }
 }
 
 template <class Plan>
@@ -99,7 +101,7 @@ class chain_plan {
   // Number of matrices n.
   constexpr std::size_t matrices() const noexcept { return dims_.size() - 1; }
   // d0 .. dn: Ai is d[i-1] x d[i].
-  constexpr std::span<const std::size_t> dims() const noexcept { return dims_; }
+  constexpr std::span<const std::size_t> dims() const noexcept { return {dims_.data(), dims_.size()}; }
   constexpr std::size_t rows() const noexcept { return dims_.front(); }
   constexpr std::size_t cols() const noexcept { return dims_.back(); }
 
@@ -128,7 +130,9 @@ class chain_plan {
   }
 
   // The products in evaluation order: post-order, left subtree first; the root is last.
-  constexpr std::span<const planned_product> products() const noexcept { return products_; }
+  constexpr std::span<const planned_product> products() const noexcept {
+    return {products_.data(), products_.size()};
+  }
 
   // Node id of the whole product: the last product, or operand 0 for a single matrix.
   constexpr std::size_t root() const noexcept { return matrices() == 1 ? 0 : 2 * matrices() - 2; }
@@ -328,9 +332,8 @@ concept contiguous_dims = requires(const Dims& d) {
 
 // The dims as std::size_t; a negative one throws ordo::chain_argument_error naming it.
 template <dim_value T>
-constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t count) {
-  std::vector<std::size_t> dims;  // push_back: clang 14 cannot evaluate libstdc++'s vector(n)
-  dims.reserve(count);
+constexpr scratch_array<std::size_t> checked_dims(const T* values, std::size_t count) {
+  scratch_array<std::size_t> dims(count, for_overwrite);
   for (std::size_t i = 0; i < count; ++i) {
     if constexpr (std::is_signed_v<T>) {
       if (values[i] < 0) {
@@ -340,7 +343,7 @@ constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t cou
         throw chain_argument_error(message.append("; a dim is a matrix extent, never negative").view());
       }
     }
-    dims.push_back(static_cast<std::size_t>(values[i]));
+    dims[i] = static_cast<std::size_t>(values[i]);
   }
   return dims;
 }
@@ -352,14 +355,15 @@ constexpr std::vector<std::size_t> checked_dims(const T* values, std::size_t cou
 // throws ordo::chain_argument_error naming it.
 template <detail::dim_value T, chain_planner Planner = planner::automatic_t>
 constexpr chain_plan<dynamic> plan_chain(std::initializer_list<T> dims, Planner how = {}) {
-  const std::vector<std::size_t> checked = detail::checked_dims(dims.begin(), dims.size());
-  return plan_chain(std::span<const std::size_t>(checked), how);
+  const detail::scratch_array<std::size_t> checked = detail::checked_dims(dims.begin(), dims.size());
+  return plan_chain(std::span<const std::size_t>(checked.data(), checked.size()), how);
 }
 template <detail::contiguous_dims Dims, chain_planner Planner = planner::automatic_t>
   requires(!std::convertible_to<const Dims&, std::span<const std::size_t>>)
 constexpr chain_plan<dynamic> plan_chain(const Dims& dims, Planner how = {}) {
-  const std::vector<std::size_t> checked = detail::checked_dims(dims.data(), static_cast<std::size_t>(dims.size()));
-  return plan_chain(std::span<const std::size_t>(checked), how);
+  const detail::scratch_array<std::size_t> checked =
+      detail::checked_dims(dims.data(), static_cast<std::size_t>(dims.size()));
+  return plan_chain(std::span<const std::size_t>(checked.data(), checked.size()), how);
 }
 
 // The DP tables themselves, 1-based as in CLRS: cost(i, j) = m[i][j], split(i, j) = s[i][j] for

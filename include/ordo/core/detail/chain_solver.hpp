@@ -11,9 +11,9 @@
 #include <limits>
 #include <span>
 #include <type_traits>
-#include <vector>
 
 #include <ordo/core/config.hpp>
+#include <ordo/core/detail/chain_triangulation.hpp>
 
 // The run-time key scan in vectors: the compilers' generic vector types (g++, clang, and nvcc's
 // host pass, which all define __GNUC__), not <immintrin.h>, so that planning at compile time does
@@ -47,8 +47,8 @@ constexpr cost_type saturating_add(cost_type a, cost_type b) noexcept {
 // reads two contiguous rows: m[i][k] along row i and m[k+1][j] along row j.
 struct chain_solution {
   std::size_t matrices = 0;
-  std::vector<cost_type> cost;
-  std::vector<std::uint32_t> split;  // split[i*n + j] = k: (A_i..A_k)(A_k+1..A_j), i < j
+  scratch_array<cost_type> cost;
+  scratch_array<std::uint32_t> split;  // split[i*n + j] = k: (A_i..A_k)(A_k+1..A_j), i < j
 
   constexpr cost_type cost_at(std::size_t i, std::size_t j) const { return cost[i * matrices + j]; }
   constexpr std::size_t split_at(std::size_t i, std::size_t j) const {
@@ -151,13 +151,13 @@ inline chain_solution solve_chain_with_keys(std::span<const std::size_t> dims) {
   const std::size_t n = dims.size() - 1;
   chain_solution s;
   s.matrices = n;
-  s.cost.assign(n * n, 0);
-  s.split.assign(n * n, 0);
+  s.cost = scratch_array<cost_type>(n * n);
+  s.split = scratch_array<std::uint32_t>(n * n);
   const double scale = static_cast<double>(cost_type{1} << key_shift(n));  // 2^S, exact
   const double inverse_scale = 1.0 / scale;
-  std::vector<double> table(n * n, 0.0);
+  scratch_array<double> table(n * n);
   double* t = table.data();
-  std::vector<double> next_dim(n);  // next_dim[k] = d_k+1, the inner extent of split k
+  scratch_array<double> next_dim(n, for_overwrite);  // next_dim[k] = d_k+1, the inner extent of split k
   for (std::size_t k = 0; k < n; ++k) next_dim[k] = static_cast<double>(dims[k + 1]);
   for (std::size_t j = 1; j < n; ++j) t[j * n + j - 1] = static_cast<double>(j - 1);  // m[j][j] = 0
 
@@ -208,8 +208,8 @@ constexpr chain_solution solve_chain(std::span<const std::size_t> dims) {
   const std::size_t n = dims.size() - 1;
   chain_solution s;
   s.matrices = n;
-  s.cost.assign(n * n, 0);
-  s.split.assign(n * n, 0);
+  s.cost = scratch_array<cost_type>(n * n);
+  s.split = scratch_array<std::uint32_t>(n * n);
   const bool fits = chain_costs_fit(dims);
   cost_type* m = s.cost.data();
   const std::size_t* d = dims.data();

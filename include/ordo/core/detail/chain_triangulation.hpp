@@ -20,14 +20,18 @@ namespace ordo::detail {
 struct for_overwrite_t {};
 inline constexpr for_overwrite_t for_overwrite{};
 
-// A fixed-size array on the heap for the planners' work space, value-initialized (zeros).
-// Constant evaluation charges std::vector(n, value) and push_back about two dozen steps per
-// element (clang 14 counts them against -fconstexpr-steps); new T[n]() costs none. At run time
-// the for_overwrite form skips the zeroing, which for a million-matrix chain costs more than
-// the planning itself.
+// A fixed-size array on the heap for the planners' work space and a run-time plan's storage,
+// value-initialized (zeros). Not std::vector: constant evaluation charges std::vector(n, value)
+// and push_back about two dozen steps per element (clang 14 counts them against
+// -fconstexpr-steps, and cannot evaluate libstdc++ 12's vector(n) at all); new T[n]() costs
+// none. And <vector> was a quarter of what <ordo/core/chain.hpp> cost a translation unit (issue
+// 30). At run time the for_overwrite form skips the zeroing, which for a million-matrix chain
+// costs more than the planning itself.
 template <class T>
 class scratch_array {
  public:
+  using value_type = T;
+
   constexpr scratch_array() noexcept = default;
   constexpr explicit scratch_array(std::size_t size) : data_(size == 0 ? nullptr : new T[size]()), size_(size) {}
   constexpr scratch_array(std::size_t size, for_overwrite_t) : size_(size) {
@@ -51,8 +55,13 @@ class scratch_array {
     delete[] data;
     return *this;
   }
-  scratch_array(const scratch_array&) = delete;
-  scratch_array& operator=(const scratch_array&) = delete;
+  constexpr scratch_array(const scratch_array& other) : scratch_array(other.size_, for_overwrite) {
+    for (std::size_t i = 0; i < size_; ++i) data_[i] = other.data_[i];
+  }
+  constexpr scratch_array& operator=(const scratch_array& other) {
+    if (this != &other) *this = scratch_array(other);
+    return *this;
+  }
   constexpr ~scratch_array() { delete[] data_; }
 
   constexpr T* data() noexcept { return data_; }

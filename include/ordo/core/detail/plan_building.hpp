@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
+#include <utility>
 
 namespace ordo::detail {
 
@@ -238,13 +238,23 @@ inline tree_summary summarize_tree(std::span<const std::size_t> dims, const preo
     int stage;  // 0: the left factor next, 1: the right factor next, 2: both done
     subtree left;
   };
-  std::vector<frame> stack;
+  // As deep as the tree: grown by doubling, since 10^7 frames for a tree of height 40 would be
+  // most of ordo-plan --cost-only's memory.
+  scratch_array<frame> stack(64, for_overwrite);
+  std::size_t depth = 0;
   const std::uint32_t* split = splits.data();
-  const auto open = [&](std::size_t first, std::size_t last) { stack.push_back({first, last, *split++, 0, {}}); };
+  const auto open = [&](std::size_t first, std::size_t last) {
+    if (depth == stack.size()) {
+      scratch_array<frame> deeper(2 * depth, for_overwrite);
+      for (std::size_t i = 0; i < depth; ++i) deeper[i] = stack[i];
+      stack = std::move(deeper);
+    }
+    stack[depth++] = {first, last, *split++, 0, {}};
+  };
   open(0, n - 1);
   subtree done{};
-  while (!stack.empty()) {
-    frame& f = stack.back();
+  while (depth > 0) {
+    frame& f = stack[depth - 1];
     if (f.stage == 0) {
       f.stage = 1;
       if (f.first != f.k) {
@@ -263,12 +273,12 @@ inline tree_summary summarize_tree(std::span<const std::size_t> dims, const preo
       done = {};
     }
     const subtree right = done;
-    const bool is_root = stack.size() == 1;
+    const bool is_root = depth == 1;
     summary.cost = saturating_add(summary.cost, saturating_mul(saturating_mul(d[f.first], d[f.k + 1]), d[f.last + 1]));
     const cost_type size = is_root ? 0 : saturating_mul(d[f.first], d[f.last + 1]);
     const cost_type peak = subtree_peak(f.left.size, f.left.peak, right.size, right.peak, size);
     done = {size, peak, 1 + (f.left.height > right.height ? f.left.height : right.height)};
-    stack.pop_back();
+    --depth;
   }
   summary.peak_elements = done.peak;
   summary.height = done.height;
