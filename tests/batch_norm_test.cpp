@@ -924,16 +924,19 @@ const named_result every_result[] = {ORDO_TEST_RESULT(y),           ORDO_TEST_RE
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("the host kernels of every instruction set match a long double reference, and the AVX2 "
-                          "kernels chosen at run time give the baseline kernels' bits",
+                          "and AVX-512 kernels chosen at run time give the baseline kernels' bits",
                           ExecutionSpace, dispatch_id) {
   using ordo::detail::cpu_capability;
   const cpu_capability before = ordo::detail::host_capability();
-  const bool dispatches = ordo::detail::set_host_capability(cpu_capability::avx2) == cpu_capability::avx2;
-  if (!dispatches) {
-    // batch_norm_test_fma (-mavx2) and non-x86 builds have one set of kernels, built for the
-    // target's instruction set; a CPU without AVX2 runs the baseline only. That set is still checked.
-    MESSAGE("no AVX2 variant to switch to in this build or on this CPU: checking the kernels this build "
-            "has against the long double reference only");
+  std::vector<cpu_capability> levels;
+  for (const cpu_capability level : {cpu_capability::avx2, cpu_capability::avx512}) {
+    if (ordo::detail::set_host_capability(level) == level) {
+      levels.push_back(level);
+    } else {
+      // batch_norm_test_fma (-mavx2 -mfma) and non-x86 builds have one set of kernels, built for
+      // the target's instruction set; a CPU without the level runs the others. Those are still checked.
+      MESSAGE("no " << ordo::detail::to_string(level) << " kernels in this build or on this CPU: not compared");
+    }
   }
   std::uint64_t seed = 900;
   for (const auto& s : boundary_shapes()) {
@@ -948,13 +951,14 @@ TEST_CASE_TEMPLATE_DEFINE("the host kernels of every instruction set match a lon
       // The float tolerance of the PyTorch fixtures; the kernels' own bounds are far tighter.
       CHECK(close(result.of(baseline), result.of(want), 1e-5));
     }
-    if (dispatches) {
-      ordo::detail::set_host_capability(cpu_capability::avx2);
-      const step_results avx2 = run_step_any_rank<float, ExecutionSpace>(s, b);
+    for (const cpu_capability level : levels) {
+      CAPTURE(ordo::detail::to_string(level));
+      ordo::detail::set_host_capability(level);
+      const step_results dispatched = run_step_any_rank<float, ExecutionSpace>(s, b);
       for (const auto& result : every_result) {
         const std::string name = result.name;
         CAPTURE(name);
-        CHECK(same_bits(result.of(avx2), result.of(baseline)));
+        CHECK(same_bits(result.of(dispatched), result.of(baseline)));
       }
     }
   }

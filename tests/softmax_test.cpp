@@ -626,47 +626,66 @@ TEST_CASE("the same bits on any thread count") {
 #endif
 
 // ------------------------------------------------------------------------------------------------
-// The AVX2 twins of the host kernels give the baseline build's bits (no FMA, the same lanes).
+// The AVX2 and AVX-512 twins of the host kernels give the baseline build's bits (no fused
+// multiply-adds, the same lanes).
 
 template <class T>
 void check_capabilities_agree() {
   using C = ordo::compute_type_t<T>;
+  using ordo::detail::cpu_capability;
   const auto x = random_matrix<T>(23, 1500, 0, 6, 41);
   const auto dy = random_matrix<T>(23, 1500, 0, 1, 42);
-  host_matrix<T> out[2][4];
-  Kokkos::View<C*, Kokkos::HostSpace> lse[2] = {Kokkos::View<C*, Kokkos::HostSpace>("l0", 23),
-                                                Kokkos::View<C*, Kokkos::HostSpace>("l1", 23)};
-  const ordo::detail::cpu_capability levels[2] = {ordo::detail::cpu_capability::baseline,
-                                                  ordo::detail::cpu_capability::avx2};
-  const ordo::detail::cpu_capability before = ordo::detail::host_capability();
-  for (int i = 0; i < 2; ++i) {
-    if (ordo::detail::set_host_capability(levels[i]) != levels[i]) {
-      ordo::detail::set_host_capability(before);
-      MESSAGE("no AVX2 here: nothing to compare");
-      return;
+  const cpu_capability before = ordo::detail::host_capability();
+  const auto run_at = [&](cpu_capability level, host_matrix<T> (&out)[4], Kokkos::View<C*, Kokkos::HostSpace>& lse) {
+    ordo::detail::set_host_capability(level);
+    for (auto& o : out) o = host_matrix<T>("o", 23, 1500);
+    lse = Kokkos::View<C*, Kokkos::HostSpace>("lse", 23);
+    ordo::nn::softmax(x, out[0]);
+    ordo::nn::log_softmax(x, out[1]);
+    ordo::nn::softmax_backward(dy, out[0], out[2]);
+    ordo::nn::log_softmax_backward(dy, out[1], out[3]);
+    ordo::nn::logsumexp(x, lse);
+  };
+  host_matrix<T> base[4];
+  Kokkos::View<C*, Kokkos::HostSpace> base_lse;
+  run_at(cpu_capability::baseline, base, base_lse);
+  for (const cpu_capability level : {cpu_capability::avx2, cpu_capability::avx512}) {
+    CAPTURE(ordo::detail::to_string(level));
+    if (ordo::detail::set_host_capability(level) != level) {
+      MESSAGE("no " << ordo::detail::to_string(level) << " kernels in this build or on this CPU: not compared");
+      continue;
     }
-    for (auto& o : out[i]) o = host_matrix<T>("o", 23, 1500);
-    ordo::nn::softmax(x, out[i][0]);
-    ordo::nn::log_softmax(x, out[i][1]);
-    ordo::nn::softmax_backward(dy, out[i][0], out[i][2]);
-    ordo::nn::log_softmax_backward(dy, out[i][1], out[i][3]);
-    ordo::nn::logsumexp(x, lse[i]);
+    host_matrix<T> out[4];
+    Kokkos::View<C*, Kokkos::HostSpace> lse;
+    run_at(level, out, lse);
+    bool same = true;
+    for (int k = 0; k < 4; ++k)
+      for (std::size_t r = 0; r < 23; ++r)
+        for (std::size_t c = 0; c < 1500; ++c) same = same && bits(out[k](r, c)) == bits(base[k](r, c));
+    for (std::size_t r = 0; r < 23; ++r) same = same && bits(lse(r)) == bits(base_lse(r));
+    CHECK(same);
   }
   ordo::detail::set_host_capability(before);
-  bool same = true;
-  for (int k = 0; k < 4; ++k)
-    for (std::size_t r = 0; r < 23; ++r)
-      for (std::size_t c = 0; c < 1500; ++c) same = same && bits(out[0][k](r, c)) == bits(out[1][k](r, c));
-  for (std::size_t r = 0; r < 23; ++r) same = same && bits(lse[0](r)) == bits(lse[1](r));
-  CHECK(same);
 }
 
-TEST_CASE("the AVX2 kernels give the baseline kernels' bits") {
+TEST_CASE("the AVX2 and AVX-512 kernels give the baseline kernels' bits") {
   check_capabilities_agree<float>();
   check_capabilities_agree<double>();
   check_capabilities_agree<ordo::bfloat16>();
   check_capabilities_agree<ordo::half>();
 }
+
+#if defined(ORDO_IMPL_DISPATCH_AVX512) && ORDO_IMPL_VECTOR_EXTENSIONS
+// fast_exp on 16 lanes, compiled as the AVX-512 twins compile it.
+ORDO_IMPL_AVX512_FUNCTION void fast_exp_16_lanes(const float* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i + 16 <= n; i += 16) {
+    ordo::detail::float32x16 v;
+    std::memcpy(&v, in + i, sizeof v);
+    ordo::detail::fast_exp<false, false>(v, v);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+}
+#endif
 
 // ------------------------------------------------------------------------------------------------
 // fast_exp: < 1 ulp against a long double exp, the vector version has the scalar one's bits.
@@ -711,6 +730,18 @@ TEST_CASE("fast_exp is within 1 ulp of exp over float's whole range, vector and 
   }
   CHECK(vector_same);
   CHECK(worst < 1);
+#if defined(ORDO_IMPL_DISPATCH_AVX512) && ORDO_IMPL_VECTOR_EXTENSIONS
+  if (ordo::detail::host_can_run(ordo::detail::cpu_capability::avx512)) {
+    while (xs.size() % 16 != 0) xs.push_back(0);
+    std::vector<float> wide_out(xs.size());
+    fast_exp_16_lanes(xs.data(), wide_out.data(), xs.size());
+    bool wide_same = true;
+    for (std::size_t i = 0; i < xs.size(); ++i) wide_same = wide_same && bits(wide_out[i]) == bits(ordo::detail::fast_exp(xs[i]));
+    CHECK(wide_same);
+  } else {
+    MESSAGE("no AVX-512 on this CPU: fast_exp's 16-lane form not run");
+  }
+#endif
   MESSAGE("fast_exp: largest error " << static_cast<double>(worst) << " ulp over " << xs.size() << " inputs");
   CHECK(ordo::detail::fast_exp(-inf) == 0);
   CHECK(ordo::detail::fast_exp(inf) == inf);

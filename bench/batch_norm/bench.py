@@ -2,7 +2,8 @@
 
 Per shape, in one process (ob.Paired): a training step checked against PyTorch's float64 kernels;
 ordo and aten.native_batch_norm(_backward) (allocating) in interleaved rounds, with a copy; ordo's
-calls and four kernels in C++ rounds. As built (AVX2) and with ORDO_CPU_CAPABILITY=baseline (SSE2)."""
+calls and four kernels in C++ rounds. As built (the best level the CPU has: AVX-512 or AVX2) and with
+ORDO_CPU_CAPABILITY=baseline (SSE2)."""
 
 import json
 
@@ -11,7 +12,7 @@ import ordo_bench as ob
 TARGETS = ("bench_paired",)
 WATCH = ("include/ordo/nn", "bench/batch_norm")
 BUILDS = ("dispatch", "baseline")
-BUILD_LABEL = {"dispatch": "as built (AVX2 kernels chosen at run time)",
+BUILD_LABEL = {"dispatch": "as built (the CPU's best kernels, chosen at run time)",
                "baseline": "with `ORDO_CPU_CAPABILITY=baseline` (SSE2 kernels)"}
 CASE_LABEL = {"nchw": "(32, 64, 56, 56) NCHW", "nhwc": "(32, 64, 56, 56) NHWC (channels last)",
               "bn1d": "(256, 1024) BatchNorm1d"}

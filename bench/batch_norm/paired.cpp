@@ -91,9 +91,9 @@ const char* ordo_paired_facts(void* c) { return as_case(c).facts.c_str(); }
 
 const char* ordo_paired_initialize() {
   if (!Kokkos::is_initialized()) Kokkos::initialize();
-  const bool avx2 = ordo::detail::host_capability() == ordo::detail::cpu_capability::avx2;
   info = "{\"kokkos_threads\": " + std::to_string(Kokkos::OpenMP().concurrency()) + ", \"ordo_capability\": \"" +
-         (avx2 ? "avx2" : "baseline") + "\", \"kokkos\": " + std::to_string(KOKKOS_VERSION) + "}";
+         ordo::detail::to_string(ordo::detail::host_capability()) + "\", \"kokkos\": " +
+         std::to_string(KOKKOS_VERSION) + "}";
   return info.c_str();
 }
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Checks that ordo's AVX2 code paths are AVX2 code all the way down (issue 29).
+"""Checks that ordo's AVX2 and AVX-512 code paths are that code all the way down (issue 29).
 
-An AVX2 function (platform/host_dispatched.hpp's run_avx2_twin<Kernel>, which must contain its
-kernel's whole call tree, or an explicit *_avx2 kernel such as the exact sum's) is compiled with
-the AVX2 target. A helper it calls out of line is compiled once for the baseline ISA, so the
-"AVX2" path silently runs SSE2 code: in the binary, a call from an AVX2 function to an ordo
-function that is not one. This reads the disassembly (objdump -d -C) of a test binary and fails
-when:
+A dispatched function (platform/host_dispatched.hpp's run_avx2_twin<Kernel> and
+run_avx512_twin<Kernel>, which must contain their kernel's whole call tree, or an explicit *_avx2
+kernel such as the exact sum's) is compiled with its level's target. A helper it calls out of line
+is compiled once for the baseline ISA, so the "AVX2" path silently runs SSE2 code: in the binary,
+a call from a dispatched function to an ordo function that is not one. This reads the disassembly
+(objdump -d -C) of a test binary and fails when:
   - the binary has no AVX2 function at all (nothing dispatched: the check would be vacuous),
-  - an AVX2 function calls an ordo function that is not an AVX2 function,
-  - no AVX2 function uses a 256-bit register (ymm).
+  - a dispatched function calls an ordo function that is not a dispatched function,
+  - no AVX2 function uses a 256-bit register (ymm),
+  - there are AVX-512 twins and none of them uses a 512-bit register (zmm).
 Calls into the C library (exp, log), OpenMP and Kokkos' abort path are allowed: they are not
 kernel bodies.
 
@@ -24,7 +25,7 @@ def main(objdump, binary):
     text = subprocess.run([objdump, "-d", "--no-show-raw-insn", "-C", binary], capture_output=True, text=True,
                           check=True).stdout
     blocks = re.split(r"\n(?=[0-9a-f]+ <)", text)
-    avx2 = re.compile(r"run_avx2_twin<|ordo::[\w:]*_avx2\b")
+    avx2 = re.compile(r"run_avx2_twin<|run_avx512_twin<|ordo::[\w:]*_avx2\b")
     twins = [b for b in blocks if re.match(r"[0-9a-f]+ <", b) and avx2.search(b.split("\n", 1)[0])
              and "ordo::" in b.split("\n", 1)[0]]
     problems = []
@@ -37,7 +38,12 @@ def main(objdump, binary):
                 problems.append("%s\n    calls %s" % (name[:200], target[:300]))
     if twins and not any(re.search(r"%ymm\d", b) for b in twins):
         problems.append("no AVX2 function uses a ymm register: they are not AVX2 code")
-    print("%s: %d AVX2 functions, %d with ymm code" % (binary, len(twins), sum(bool(re.search(r"%ymm\d", b)) for b in twins)))
+    wide = [b for b in twins if "run_avx512_twin<" in b.split("\n", 1)[0]]
+    if wide and not any(re.search(r"%zmm\d", b) for b in wide):
+        problems.append("no AVX-512 twin uses a zmm register: they are not AVX-512 code")
+    print("%s: %d dispatched functions (%d AVX-512 twins), %d with ymm code, %d with zmm code" % (
+        binary, len(twins), len(wide), sum(bool(re.search(r"%ymm\d", b)) for b in twins),
+        sum(bool(re.search(r"%zmm\d", b)) for b in twins)))
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0

@@ -15,6 +15,10 @@
 //   ORDO_IMPL_AVX2_FUNCTION compiles one host function for AVX2 (x86-64, g++ or clang).
 //   ORDO_IMPL_DISPATCH_AVX2 1 when host kernels are also compiled for AVX2 and chosen at run time
 //                           (platform/x86/cpu_dispatch.hpp).
+//   ORDO_IMPL_AVX512_FUNCTION, ORDO_IMPL_DISPATCH_AVX512  the same for AVX-512 (F, BW, DQ, VL).
+//   ORDO_IMPL_FP_CONTRACT_OFF_BEGIN / _END  around the code of dispatched kernels: no multiply-add
+//                           there is fused (clang fuses within an expression by default; g++'s
+//                           AVX-512 twin is compiled with contraction off as a whole).
 //   ORDO_IMPL_UNROLL        asks for full unrolling of the next loop.
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -46,6 +50,27 @@
 #if !defined(__AVX2__)
 #define ORDO_IMPL_DISPATCH_AVX2 1
 #endif
+// AVX-512F has fused multiply-adds of its own, which g++ (-ffp-contract=fast in GNU mode) would
+// use for a * b + c: contraction off keeps the AVX-512 twin's bits those of the other levels.
+#if defined(__clang__)
+#define ORDO_IMPL_AVX512_FUNCTION __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#else
+#define ORDO_IMPL_AVX512_FUNCTION \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off")))
+#endif
+// Not when the build targets FMA itself: its own code may then fuse (g++'s -ffp-contract=fast, the
+// GNU default), and the levels would round differently.
+#if !defined(__AVX512F__) && !defined(__FMA__)
+#define ORDO_IMPL_DISPATCH_AVX512 1
+#endif
+#endif
+
+#if defined(__clang__)
+#define ORDO_IMPL_FP_CONTRACT_OFF_BEGIN _Pragma("float_control(push)") _Pragma("clang fp contract(off)")
+#define ORDO_IMPL_FP_CONTRACT_OFF_END _Pragma("float_control(pop)")
+#else
+#define ORDO_IMPL_FP_CONTRACT_OFF_BEGIN
+#define ORDO_IMPL_FP_CONTRACT_OFF_END
 #endif
 
 // Full unrolling of fixed-size loops is what lets accumulators live in registers. nvcc's front end

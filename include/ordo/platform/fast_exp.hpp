@@ -17,13 +17,14 @@
 //
 // fast_exp(float) is the scalar twin of the vector version below: the same operations in the
 // same order, so the two give the same bits (tested). Both are plain arithmetic with no FMA, so
-// the baseline and AVX2 builds of a kernel agree too. Integer work is unsigned (wraps, no UB for
+// the baseline, AVX2 and AVX-512 builds of a kernel agree too. Integer work is unsigned (wraps, no UB for
 // NaN inputs).
 
 #include <ordo/core/config.hpp>
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 // GCC and clang vector extensions: portable SIMD that compiles to SSE2, AVX2 (under the AVX2
 // dispatch attribute) or NEON. Not under nvcc, hipcc or clang-cuda, whose host passes then use
@@ -33,6 +34,8 @@
 #else
 #define ORDO_IMPL_VECTOR_EXTENSIONS 0
 #endif
+
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
 
 namespace ordo::detail {
 
@@ -96,53 +99,83 @@ typedef double double4 __attribute__((vector_size(32)));
 typedef float float4x32 __attribute__((vector_size(16)));
 typedef std::int32_t int4x32 __attribute__((vector_size(16)));
 
-// a < b lane by lane, -1 or 0; Split: as two 16-byte comparisons (split_compares_v).
-template <bool Split = split_compares_v>
-[[gnu::always_inline]] inline void less(const float8& a, const float8& b, int8x32& out) {
+// Sixteen floats, one AVX-512 register: the AVX-512 twins' vectors (wide_vectors_for_v).
+typedef float float32x16 __attribute__((vector_size(64)));
+typedef std::int32_t int32x16 __attribute__((vector_size(64)));
+typedef std::uint32_t uint32x16 __attribute__((vector_size(64)));
+typedef double float64x8 __attribute__((vector_size(64)));
+
+// The comparison mask and the bits of a float vector's lanes.
+template <class V>
+struct float_vector_lanes;
+template <>
+struct float_vector_lanes<float8> {
+  using mask = int8x32;
+  using bits = uint8x32;
+};
+template <>
+struct float_vector_lanes<float32x16> {
+  using mask = int32x16;
+  using bits = uint32x16;
+};
+
+// a < b lane by lane, -1 or 0; Split: as two 16-byte comparisons (split_compares_v), for
+// 32-byte vectors only.
+template <bool Split = split_compares_v, class V>
+[[gnu::always_inline]] inline void less(const V& a, const V& b, typename float_vector_lanes<V>::mask& out) {
   if constexpr (!Split) {
     out = a < b;
-    return;
+  } else {
+    static_assert(std::is_same_v<V, float8>, "ordo: split comparisons are for code compiled without AVX");
+    const float4x32 a0 = __builtin_shufflevector(a, a, 0, 1, 2, 3), a1 = __builtin_shufflevector(a, a, 4, 5, 6, 7);
+    const float4x32 b0 = __builtin_shufflevector(b, b, 0, 1, 2, 3), b1 = __builtin_shufflevector(b, b, 4, 5, 6, 7);
+    const int4x32 m0 = a0 < b0, m1 = a1 < b1;
+    out = __builtin_shufflevector(m0, m1, 0, 1, 2, 3, 4, 5, 6, 7);
   }
-  const float4x32 a0 = __builtin_shufflevector(a, a, 0, 1, 2, 3), a1 = __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  const float4x32 b0 = __builtin_shufflevector(b, b, 0, 1, 2, 3), b1 = __builtin_shufflevector(b, b, 4, 5, 6, 7);
-  const int4x32 m0 = a0 < b0, m1 = a1 < b1;
-  out = __builtin_shufflevector(m0, m1, 0, 1, 2, 3, 4, 5, 6, 7);
 }
 
 // where ? a : b for a comparison's mask, in bit operations (`?:` on 32-byte vectors is scalar
 // code without AVX too).
-[[gnu::always_inline]] inline void select(const int8x32& where, const float8& a, const float8& b, float8& out) {
-  out = __builtin_bit_cast(float8, (where & __builtin_bit_cast(int8x32, a)) | (~where & __builtin_bit_cast(int8x32, b)));
+template <class V>
+[[gnu::always_inline]] inline void select(const typename float_vector_lanes<V>::mask& where, const V& a, const V& b,
+                                          V& out) {
+  using mask = typename float_vector_lanes<V>::mask;
+  out = __builtin_bit_cast(V, (where & __builtin_bit_cast(mask, a)) | (~where & __builtin_bit_cast(mask, b)));
 }
 
-template <bool NonPositive = false, bool Split = split_compares_v>
-[[gnu::always_inline]] inline void fast_exp(const float8& in, float8& out) {
+// fast_exp(float) lane by lane, for 8 or 16 floats: the same operations, hence the same bits.
+template <bool NonPositive = false, bool Split = split_compares_v, class V>
+[[gnu::always_inline]] inline void fast_exp(const V& in, V& out) {
   namespace k = exp_constants;
-  float8 x = in;
-  const float8 lowest = k::lowest + float8{}, highest = k::highest + float8{};
-  int8x32 m;
+  using mask = typename float_vector_lanes<V>::mask;
+  using bits = typename float_vector_lanes<V>::bits;
+  V x = in;
+  const V lowest = k::lowest + V{}, highest = k::highest + V{};
+  mask m;
   less<Split>(x, lowest, m);  // NaN compares false: stays NaN
   select(m, lowest, x, x);
   if constexpr (!NonPositive) {
     less<Split>(highest, x, m);
     select(m, highest, x, x);
   }
-  const float8 t = x * k::log2e + k::round_magic;
-  const float8 n = t - k::round_magic;
-  const float8 r = (x - n * k::c1) - n * k::c2;
-  float8 p = k::p0 + float8{};
+  const V t = x * k::log2e + k::round_magic;
+  const V n = t - k::round_magic;
+  const V r = (x - n * k::c1) - n * k::c2;
+  V p = k::p0 + V{};
   p = p * r + k::p1;
   p = p * r + k::p2;
   p = p * r + k::p3;
   p = p * r + k::p4;
   p = p * r + k::p5;
-  const float8 e = (p * (r * r) + r) + 1.0f;
-  const uint8x32 biased = __builtin_bit_cast(uint8x32, t) - k::scale_bias;
-  const uint8x32 h1 = biased >> 1U, h2 = biased - h1;
-  out = (e * __builtin_bit_cast(float8, h1 << 23U)) * __builtin_bit_cast(float8, h2 << 23U);
+  const V e = (p * (r * r) + r) + 1.0f;
+  const bits biased = __builtin_bit_cast(bits, t) - k::scale_bias;
+  const bits h1 = biased >> 1U, h2 = biased - h1;
+  out = (e * __builtin_bit_cast(V, h1 << 23U)) * __builtin_bit_cast(V, h2 << 23U);
 }
 #endif
 
 }  // namespace ordo::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
 
 #endif

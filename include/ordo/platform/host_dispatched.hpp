@@ -1,9 +1,9 @@
 #ifndef ORDO_PLATFORM_HOST_DISPATCHED_HPP
 #define ORDO_PLATFORM_HOST_DISPATCHED_HPP
 
-// Runs a kernel's body through the build's instruction set or its AVX2 twin, chosen at run time
-// on x86-64 hosts (platform/x86/cpu_dispatch.hpp); elsewhere, and in device code, the body
-// as compiled.
+// Runs a kernel's body through the build's instruction set or its AVX2 or AVX-512 twin, chosen at
+// run time on x86-64 hosts (platform/x86/cpu_dispatch.hpp); elsewhere, and in device code, the
+// body as compiled.
 
 #include <ordo/core/config.hpp>
 #include <ordo/platform/x86/cpu_dispatch.hpp>
@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace ordo::detail {
 
@@ -26,16 +27,40 @@ ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel
 }
 #endif
 
+#if defined(ORDO_IMPL_DISPATCH_AVX512)
+// The AVX-512 twin, flattened for the same reason; its body may use 64-byte vectors
+// (wide_vectors_for_v).
+template <class Kernel>
+ORDO_IMPL_AVX512_FUNCTION __attribute__((flatten)) void run_avx512_twin(const Kernel& kernel, std::int64_t item) {
+  kernel.template run<isa::avx512>(item);
+}
+#endif
+
+// Whether the body compiled for Isa works on 64-byte vectors (16 floats): the AVX-512 twin, and
+// the build's own code when the build targets AVX-512.
+template <class Isa>
+inline constexpr bool wide_vectors_for_v = std::is_same_v<Isa, isa::avx512>
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+                                           || std::is_same_v<Isa, isa::baseline>
+#endif
+    ;
+
 // Runs kernel.run<Isa>(item) for the instruction set chosen at run time on the host
 // (platform/x86/cpu_dispatch.hpp: the CPU's, or ORDO_CPU_CAPABILITY); in device code and where the
 // build does not dispatch, the baseline instantiation. Every dispatched host kernel goes through
 // here. Bodies and their helpers are force-inlined so that all of an item's work is compiled for
 // the chosen instruction set. The levels give the same bits: the kernels fix their order of
-// additions in explicit lanes, and no FMA is enabled.
+// additions in explicit lanes, and no level fuses multiply-adds.
 template <class Kernel>
 KOKKOS_FORCEINLINE_FUNCTION void run_for_host_isa(const Kernel& kernel, std::int64_t item) {
+#if defined(ORDO_IMPL_DISPATCH_AVX512) && !ORDO_DEVICE_COMPILE
+  if (host_capability() == cpu_capability::avx512) {
+    run_avx512_twin(kernel, item);
+    return;
+  }
+#endif
 #if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
-  if (host_capability() == cpu_capability::avx2) {
+  if (host_capability() >= cpu_capability::avx2) {
     run_avx2_twin(kernel, item);
     return;
   }

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
+
 namespace ordo::nn::detail {
 
 using ordo::detail::work_partition;
@@ -466,5 +468,7 @@ struct input_gradient_kernel {
 };
 
 }  // namespace ordo::nn::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
 
 #endif

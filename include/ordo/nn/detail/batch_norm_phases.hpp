@@ -9,6 +9,7 @@
 // launches: the whole batch keeps the merged statistics in the partials' first row instead of
 // new Views, so it runs the same kernels with the same bits and allocates nothing more.
 
+#include <ordo/core/config.hpp>
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/platform/host_dispatched.hpp>
 #include <ordo/platform/kokkos_math.hpp>
@@ -22,6 +23,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
 
 namespace ordo::nn::detail {
 
@@ -175,5 +178,7 @@ void launch_apply_gradient_sums(const Space& space, launch_shape shape, const wo
 }
 
 }  // namespace ordo::nn::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
 
 #endif

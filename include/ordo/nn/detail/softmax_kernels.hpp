@@ -36,6 +36,8 @@
 #include <limits>
 #include <type_traits>
 
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
+
 namespace ordo::nn::detail {
 
 // Whether a host kernel compiled for Isa compares as two 16-byte halves (fast_exp.hpp): the
@@ -84,6 +86,19 @@ KOKKOS_FORCEINLINE_FUNCTION A sum_lanes(const A* lanes) {
   const uint16x8 zero = uint16x8{};
   out = __builtin_bit_cast(ordo::detail::float8,
                            __builtin_shufflevector(zero, h, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+// The same for sixteen values (the AVX-512 twins).
+[[gnu::always_inline]] inline void load16(const float* p, ordo::detail::float32x16& out) {
+  std::memcpy(&out, p, sizeof out);
+}
+[[gnu::always_inline]] inline void load16(const bfloat16* p, ordo::detail::float32x16& out) {
+  typedef std::uint16_t uint16x16 __attribute__((vector_size(32)));
+  uint16x16 h;
+  std::memcpy(&h, p, sizeof h);
+  const uint16x16 zero = uint16x16{};
+  out = __builtin_bit_cast(ordo::detail::float32x16,
+                           __builtin_shufflevector(zero, h, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8,
+                                                   24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
 }
 #endif
 
@@ -155,12 +170,29 @@ struct row_access {
 // start at multiples of 16.
 
 // Split: comparisons of 32-byte vectors as halves (code compiled without AVX, fast_exp.hpp).
-// p points to the compute type or, on the vector path, to a type vector_readable_v accepts.
-template <bool Split, class C, class P>
+// Wide: 16 floats a vector (the AVX-512 twins, wide_vectors_for_v): lane l of a 64-byte vector is
+// lane l of the first 32-byte vector, lane l + 8 lane l of the second, so both widths compute the
+// same values in the same order. p points to the compute type or, on the vector path, to a type
+// vector_readable_v accepts.
+template <bool Split, bool Wide = false, class C, class P>
 KOKKOS_FORCEINLINE_FUNCTION void block_max(const P* p, std::int64_t n, C& m) {
   std::int64_t i = 0;
 #if ORDO_IMPL_VECTOR_EXTENSIONS
-  if constexpr (std::is_same_v<C, float> && vector_readable_v<P>) {
+  if constexpr (Wide && std::is_same_v<C, float> && vector_readable_v<P>) {
+    using ordo::detail::float32x16;
+    float32x16 m0 = m + float32x16{};
+    for (; i + 16 <= n; i += 16) {
+      float32x16 a;
+      load16(p + i, a);
+      ordo::detail::int32x16 greater;
+      ordo::detail::less<false>(m0, a, greater);
+      ordo::detail::select(greater, a, m0, m0);
+    }
+    for (int l = 0; l < 8; ++l) {
+      m = m0[l] > m ? m0[l] : m;
+      m = m0[l + 8] > m ? m0[l + 8] : m;
+    }
+  } else if constexpr (std::is_same_v<C, float> && vector_readable_v<P>) {
     using ordo::detail::float8;
     float8 m0 = m + float8{}, m1 = m0;
     for (; i + 16 <= n; i += 16) {
@@ -194,10 +226,22 @@ KOKKOS_FORCEINLINE_FUNCTION void block_max(const P* p, std::int64_t n, C& m) {
   high += __builtin_convertvector(b, ordo::detail::double4);
 }
 
-[[gnu::always_inline]] inline void load_lanes(const double* lanes, ordo::detail::double4 (&acc)[4]) {
+[[gnu::always_inline]] inline void add_to_lanes(const ordo::detail::float32x16& v, ordo::detail::float64x8& low,
+                                                ordo::detail::float64x8& high) {
+  const ordo::detail::float8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+  const ordo::detail::float8 b = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  low += __builtin_convertvector(a, ordo::detail::float64x8);
+  high += __builtin_convertvector(b, ordo::detail::float64x8);
+}
+
+template <class Acc>
+[[gnu::always_inline]] inline void load_lanes(const double* lanes, Acc& acc) {
+  static_assert(sizeof(Acc) == 16 * sizeof(double));
   std::memcpy(&acc, lanes, sizeof acc);
 }
-[[gnu::always_inline]] inline void store_lanes(const ordo::detail::double4 (&acc)[4], double* lanes) {
+template <class Acc>
+[[gnu::always_inline]] inline void store_lanes(const Acc& acc, double* lanes) {
+  static_assert(sizeof(Acc) == 16 * sizeof(double));
   std::memcpy(lanes, &acc, sizeof acc);
 }
 #endif
@@ -208,11 +252,28 @@ KOKKOS_FORCEINLINE_FUNCTION void block_max(const P* p, std::int64_t n, C& m) {
 // off by at most 7 u of itself (u = 2^-24).
 inline constexpr std::int64_t softmax_float_chunk = 8 * softmax_lanes;
 
-template <bool Store, bool Split, class C, class A, class P>
+template <bool Store, bool Split, bool Wide = false, class C, class A, class P>
 KOKKOS_FORCEINLINE_FUNCTION void block_exp_sum(const P* p, std::int64_t n, C shift, C* e, A* lanes) {
   std::int64_t i = 0;
 #if ORDO_IMPL_VECTOR_EXTENSIONS
-  if constexpr (std::is_same_v<C, float> && std::is_same_v<A, double> && vector_readable_v<P>) {
+  if constexpr (Wide && std::is_same_v<C, float> && std::is_same_v<A, double> && vector_readable_v<P>) {
+    using ordo::detail::float32x16;
+    ordo::detail::float64x8 acc[2];  // lanes 0-7 and 8-15
+    load_lanes(lanes, acc);
+    for (; i + softmax_float_chunk <= n; i += softmax_float_chunk) {
+      float32x16 s = float32x16{};
+      for (std::int64_t j = i; j < i + softmax_float_chunk; j += 16) {
+        float32x16 a;
+        load16(p + j, a);
+        a -= shift;
+        ordo::detail::fast_exp<true, false>(a, a);
+        if constexpr (Store) std::memcpy(e + j, &a, sizeof a);
+        s += a;
+      }
+      add_to_lanes(s, acc[0], acc[1]);
+    }
+    store_lanes(acc, lanes);
+  } else if constexpr (std::is_same_v<C, float> && std::is_same_v<A, double> && vector_readable_v<P>) {
     using ordo::detail::float8;
     ordo::detail::double4 acc[4];
     load_lanes(lanes, acc);
@@ -270,10 +331,18 @@ KOKKOS_FORCEINLINE_FUNCTION void block_sum(const C* a, std::int64_t n, A* lanes)
 }
 
 // e[i] = exp(y[i]) (log_softmax_backward).
-template <bool Split, class C>
+template <bool Split, bool Wide = false, class C>
 KOKKOS_FORCEINLINE_FUNCTION void block_exp(const C* y, std::int64_t n, C* e) {
   std::int64_t i = 0;
 #if ORDO_IMPL_VECTOR_EXTENSIONS
+  if constexpr (Wide && std::is_same_v<C, float>) {
+    for (; i + 16 <= n; i += 16) {
+      ordo::detail::float32x16 a;
+      std::memcpy(&a, y + i, sizeof a);
+      ordo::detail::fast_exp<false, false>(a, a);
+      std::memcpy(e + i, &a, sizeof a);
+    }
+  }
   if constexpr (std::is_same_v<C, float>) {
     for (; i + 8 <= n; i += 8) {
       ordo::detail::float8 a;
@@ -324,19 +393,20 @@ struct host_forward_kernel {
   }
 
   // Row r through the instruction set chosen at run time (platform/host_dispatched.hpp); the
-  // AVX2 instantiation compares whole 32-byte vectors.
+  // AVX2 instantiation compares whole 32-byte vectors, the AVX-512 one works on 64-byte vectors.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
   template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
     [[maybe_unused]] constexpr bool Split = split_compares_for_v<Isa>;
+    [[maybe_unused]] constexpr bool Wide = ordo::detail::wide_vectors_for_v<Isa>;
     // A builtin, not std::numeric_limits: nvcc does not let device code call its host constexpr functions.
     constexpr C minus_inf = -static_cast<C>(__builtin_huge_val());
     C buf[softmax_block];
     C m = minus_inf;
     for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
       const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
-      x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_max<Split>(p, n, m); });
+      x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_max<Split, Wide>(p, n, m); });
     }
     if (!(m > minus_inf && m < -minus_inf)) {
       special_row(r, m);
@@ -355,7 +425,7 @@ struct host_forward_kernel {
       }
       for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
         const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
-        x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_exp_sum<true, Split>(p, n, m, e + c0, lanes); });
+        x.template visit<Split>(r, c0, n, buf, [&](const auto* p) { block_exp_sum<true, Split, Wide>(p, n, m, e + c0, lanes); });
       }
       const C inverse = static_cast<C>(A(1) / sum_lanes(lanes));
       if (in_y) {
@@ -368,7 +438,7 @@ struct host_forward_kernel {
       for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
         const std::int64_t n = cols - c0 < softmax_block ? cols - c0 : softmax_block;
         x.template visit<Split>(r, c0, n, buf,
-                [&](const auto* p) { block_exp_sum<false, Split>(p, n, m, static_cast<C*>(nullptr), lanes); });
+                [&](const auto* p) { block_exp_sum<false, Split, Wide>(p, n, m, static_cast<C*>(nullptr), lanes); });
       }
       const A s = sum_lanes(lanes);
       if constexpr (Op == softmax_op::logsumexp) {
@@ -405,12 +475,13 @@ struct host_backward_kernel {
   std::int64_t cols;
 
   // Row r through the instruction set chosen at run time (platform/host_dispatched.hpp); the
-  // AVX2 instantiation compares whole 32-byte vectors.
+  // AVX2 instantiation compares whole 32-byte vectors, the AVX-512 one works on 64-byte vectors.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const { ordo::detail::run_for_host_isa(*this, r); }
 
   template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r) const {
     [[maybe_unused]] constexpr bool Split = split_compares_for_v<Isa>;
+    [[maybe_unused]] constexpr bool Wide = ordo::detail::wide_vectors_for_v<Isa>;
     C dy_buf[softmax_block], y_buf[softmax_block];
     A lanes[softmax_lanes] = {};
     for (std::int64_t c0 = 0; c0 < cols; c0 += softmax_block) {
@@ -439,7 +510,7 @@ struct host_backward_kernel {
         dx.store(r, c0, n, [&](std::int64_t i) { return p[i] * (g[i] - s); });
       } else {
         C e[softmax_block];
-        block_exp<Split>(p, n, e);
+        block_exp<Split, Wide>(p, n, e);
         if (g != dy_buf) {
           for (std::int64_t i = 0; i < n; ++i) dy_buf[i] = g[i];
           g = dy_buf;
@@ -618,5 +689,7 @@ struct team_backward_kernel {
 };
 
 }  // namespace ordo::nn::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
 
 #endif

@@ -54,7 +54,7 @@ inline bool widen_half_uses_f16c() {
 #if defined(__AVX2__)
   return cpu_has_f16c();
 #else
-  return host_capability() == cpu_capability::avx2 && cpu_has_f16c();
+  return host_capability() >= cpu_capability::avx2 && cpu_has_f16c();
 #endif
 #else
   return false;

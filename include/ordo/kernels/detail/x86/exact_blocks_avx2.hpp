@@ -19,7 +19,7 @@ inline bool exact_blocks_use_avx2() {
 #if defined(__AVX2__)
   return true;
 #else
-  return host_capability() == cpu_capability::avx2;
+  return host_capability() >= cpu_capability::avx2;
 #endif
 }
 
