@@ -59,8 +59,12 @@ def measure(ctx):
     threads, software = ob.paired_lines(next(r["versions"] for r in lines if "versions" in r))
     cases = {(r["shape"], r["dtype"]): dict(r, st={k: ob.summary(v) for k, v in r["samples"].items()})
              for r in lines if "shape" in r}
-    float_copy = {shape: c["st"]["copy" if dtype == "float" else "copy_float"]["median"]
-                  for (shape, dtype), c in cases.items()}  # the shape's last: bfloat16's copy of a float array
+    # The float copy of a shape, timed in each of its cases (float's own copy, bfloat16's copy of a float
+    # array): the faster of them, what the machine showed it can do. The two can differ by 1.7x on this VM.
+    float_copy = {}
+    for (shape, dtype), c in cases.items():
+        t = c["st"]["copy" if dtype == "float" else "copy_float"]["median"]
+        float_copy[shape] = min(t, float_copy.get(shape, t))
     rows = []
     for (shape, dtype), c in cases.items():
         s, err = c["st"], c["checks"]
@@ -80,7 +84,8 @@ def measure(ctx):
                   "ordo GB/s", "float copy GB/s", "ordo / float copy", "online variant",
                   "max rel. error ordo / PyTorch", "rounds"], rows), "",
         "Medians of the rounds; speed = PyTorch's median time / ordo's (above 1: ordo faster). Bytes = read x + write "
-        "y. The float copy moves 2 x 4 bytes per element of the same shape, the bandwidth both storage types are "
+        "y. The float copy moves 2 x 4 bytes per element of the same shape (the faster of its two timings, in the float "
+        "and the bfloat16 case), the bandwidth both storage types are "
         "measured against. Errors: largest relative error on the first 256 rows against PyTorch's float64 softmax of "
         "the same (rounded) inputs.", "", threads]), software, "docs/softmax.md")]
     mean = ob.run([ctx.binary("bench_precision_mean")], check=False, stdout=ob.subprocess.PIPE, text=True,
