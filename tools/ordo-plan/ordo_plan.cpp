@@ -15,6 +15,7 @@
 #include <exception>
 #include <limits>
 #include <new>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -66,7 +67,8 @@ output (text):
   elements alive at once (operands and the result excluded).
 
 exit status: 0 success; 1 out of memory or standard output not writable;
-2 a bad option, a bad or missing dim, or a number (dim, cost, flops, peak) beyond 64 bits.
+2 a bad option, a bad or missing dim, or a dim or optimal cost beyond 64 bits. A left-to-right
+cost, flop count or peak beyond 64 bits prints as "beyond 64 bits" (JSON: null).
 Errors are one line on standard error. Details: docs/ordo-plan.md.
 )";
 
@@ -322,45 +324,44 @@ summarized summarize_with(std::span<const std::size_t> dims, planner_choice choi
                    dims.size() - 1 <= ordo::planner::automatic_dp_limit ? "dynamic_programming" : "hu_shing");
 }
 
-// Every number the tool prints, checked once: the plan's accessors throw ordo::chain_overflow_error
-// when theirs does not fit in 64 bits.
+// The numbers the tool prints beside the plan. The cost fits in 64 bits (planning fails
+// otherwise); the others may not, for chains whose optimum fits but whose left-to-right order,
+// flop count or peak does not (wide dims): those print as "beyond 64 bits" (text) and null
+// (JSON) rather than costing the user the plan.
 struct plan_numbers {
-  std::uint64_t cost, left_to_right_cost, flops, peak_temporary_elements;
+  std::uint64_t cost = 0;
+  std::optional<std::uint64_t> left_to_right_cost, flops, peak_temporary_elements;
 };
 
 plan_numbers numbers_of(const ordo::chain_plan<ordo::dynamic>& plan) {
-  plan_numbers n{plan.cost(), 0, 0, 0};
-  const auto checked = [&](auto accessor, const char* what) {
+  const auto fitting = [](auto accessor) -> std::optional<std::uint64_t> {
     try {
       return accessor();
     } catch (const ordo::chain_overflow_error&) {
-      throw usage_error(std::string(what) + " does not fit in 64 bits (the planned order costs " +
-                        grouped(plan.cost()) + " mults)");
+      return std::nullopt;
     }
   };
-  n.left_to_right_cost = checked([&] { return plan.left_to_right_cost(); }, "the left-to-right cost");
-  n.flops = checked([&] { return plan.flops(); }, "the flop count (2 x cost)");
-  n.peak_temporary_elements =
-      checked([&] { return plan.peak_temporary_elements(); }, "the peak temporary element count");
-  return n;
+  return {plan.cost(), fitting([&] { return plan.left_to_right_cost(); }), fitting([&] { return plan.flops(); }),
+          fitting([&] { return plan.peak_temporary_elements(); })};
 }
 
-// The same numbers from a summary, with the same messages.
+// The same numbers from a summary.
 plan_numbers numbers_of(std::span<const std::size_t> dims, const ordo::detail::tree_summary& summary) {
-  const auto checked = [&](ordo::detail::cost_type value, const char* what) {
-    if (value == ordo::detail::saturated_cost) {
-      throw usage_error(std::string(what) + " does not fit in 64 bits (the planned order costs " +
-                        grouped(summary.cost) + " mults)");
-    }
+  const auto fitting = [](ordo::detail::cost_type value) -> std::optional<std::uint64_t> {
+    if (value == ordo::detail::saturated_cost) return std::nullopt;
     return value;
   };
-  plan_numbers n{summary.cost, 0, 0, 0};
-  n.left_to_right_cost =
-      checked(ordo::detail::left_to_right_cost(dims, ordo::detail::diagonal_ranges({})), "the left-to-right cost");
-  n.flops = checked(summary.cost > ordo::detail::saturated_cost / 2 ? ordo::detail::saturated_cost : 2 * summary.cost,
-                    "the flop count (2 x cost)");
-  n.peak_temporary_elements = checked(summary.peak_elements, "the peak temporary element count");
-  return n;
+  return {summary.cost, fitting(ordo::detail::left_to_right_cost(dims, ordo::detail::diagonal_ranges({}))),
+          fitting(summary.cost > ordo::detail::saturated_cost / 2 ? ordo::detail::saturated_cost : 2 * summary.cost),
+          fitting(summary.peak_elements)};
+}
+
+// A number that may not fit in 64 bits, as the text output prints it.
+std::string grouped(const std::optional<std::uint64_t>& value) {
+  return value ? grouped(*value) : std::string("beyond 64 bits");
+}
+std::string json_number(const std::optional<std::uint64_t>& value) {
+  return value ? std::to_string(*value) : std::string("null");
 }
 
 // Products on the longest path from the root to an operand.
@@ -408,10 +409,11 @@ std::string text_output(const plan_facts& plan, const plan_numbers& n, const opt
     out += plan.order;
     out += "   ";
   }
-  out += "cost: " + grouped(n.cost) + " mults (left-to-right " + grouped(n.left_to_right_cost) + ", " +
-         comparison(n.cost, n.left_to_right_cost) + ")   flops: " + grouped(n.flops) + "\n";
+  out += "cost: " + grouped(n.cost) + " mults (left-to-right " + grouped(n.left_to_right_cost) +
+         (n.left_to_right_cost ? ", " + comparison(n.cost, *n.left_to_right_cost) : std::string()) +
+         ")   flops: " + grouped(n.flops) + "\n";
   out += "peak temporary: " + grouped(n.peak_temporary_elements) +
-         (n.peak_temporary_elements == 1 ? " element\n" : " elements\n");
+         (!n.peak_temporary_elements ? "\n" : *n.peak_temporary_elements == 1 ? " element\n" : " elements\n");
   if (opts.stats) {
     out += "matrices: " + grouped(plan.matrices) + "   products: " + grouped(plan.products) +
            "   tree height: " + grouped(plan.height) + "\n";
@@ -431,9 +433,9 @@ std::string json_output(const plan_facts& plan, const plan_numbers& n, const opt
     out += "\",\n";
   }
   out += "  \"cost\": " + std::to_string(n.cost) + ",\n";
-  out += "  \"left_to_right_cost\": " + std::to_string(n.left_to_right_cost) + ",\n";
-  out += "  \"flops\": " + std::to_string(n.flops) + ",\n";
-  out += "  \"peak_temporary_elements\": " + std::to_string(n.peak_temporary_elements) + ",\n";
+  out += "  \"left_to_right_cost\": " + json_number(n.left_to_right_cost) + ",\n";
+  out += "  \"flops\": " + json_number(n.flops) + ",\n";
+  out += "  \"peak_temporary_elements\": " + json_number(n.peak_temporary_elements) + ",\n";
   out += "  \"matrices\": " + std::to_string(plan.matrices) + ",\n";
   out += "  \"planner\": \"" + std::string(planner_name(opts.planner)) + "\",\n";
   out += "  \"algorithm\": \"" + std::string(algorithm) + "\"";
