@@ -951,14 +951,22 @@ TEST_CASE_TEMPLATE_DEFINE("the host kernels of every instruction set match a lon
       // The float tolerance of the PyTorch fixtures; the kernels' own bounds are far tighter.
       CHECK(close(result.of(baseline), result.of(want), 1e-5));
     }
+    // 16-bit storage too: the AVX2 and AVX-512 kernels convert half with F16C.
+    ordo::detail::set_host_capability(cpu_capability::baseline);
+    const step_results baseline_half = run_step_any_rank<ordo::half, ExecutionSpace>(s, b);
+    const step_results baseline_bfloat16 = run_step_any_rank<ordo::bfloat16, ExecutionSpace>(s, b);
     for (const cpu_capability level : levels) {
       CAPTURE(ordo::detail::to_string(level));
       ordo::detail::set_host_capability(level);
       const step_results dispatched = run_step_any_rank<float, ExecutionSpace>(s, b);
+      const step_results dispatched_half = run_step_any_rank<ordo::half, ExecutionSpace>(s, b);
+      const step_results dispatched_bfloat16 = run_step_any_rank<ordo::bfloat16, ExecutionSpace>(s, b);
       for (const auto& result : every_result) {
         const std::string name = result.name;
         CAPTURE(name);
         CHECK(same_bits(result.of(dispatched), result.of(baseline)));
+        CHECK(same_bits(result.of(dispatched_half), result.of(baseline_half)));
+        CHECK(same_bits(result.of(dispatched_bfloat16), result.of(baseline_bfloat16)));
       }
     }
   }

@@ -1086,3 +1086,42 @@ TEST_CASE("widen_half_run, F16C where the AVX2 kernels run, gives every half's f
   ordo::detail::set_host_capability(chosen);
 }
 #endif
+
+#if defined(ORDO_IMPL_F16C_FUNCTION)
+// Floats through F16C's vcvtps2ph, 8 at a time, as batch norm's AVX2 and AVX-512 element passes
+// narrow half (nn/detail/batch_norm_kernels.hpp).
+ORDO_IMPL_F16C_FUNCTION void narrow_all_f16c(const std::vector<float>& in, std::vector<ordo::half>& out) {
+  for (std::size_t i = 0; i + 8 <= in.size(); i += 8) ordo::detail::narrow8_f16c(in.data() + i, out.data() + i);
+}
+
+TEST_CASE("narrow8_f16c rounds every class of float to narrow<half>'s bits") {
+  if (!ordo::detail::cpu_has_f16c()) {
+    MESSAGE("this CPU has no F16C: nothing to compare");
+    return;
+  }
+  // Every 997th float pattern (all exponents, NaNs and infinities among them), and each half's
+  // rounding midpoints with their float neighbours (ties to even, the subnormals, 65520).
+  std::vector<float> floats;
+  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 997) {
+    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+  }
+  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
+    const float here = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b)));
+    const float next = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b + 1)));
+    const float middle = here + (next - here) / 2;
+    for (const float f : {std::nextafter(middle, 0.0f), middle, std::nextafter(middle, 1e9f)}) {
+      floats.push_back(f);
+      floats.push_back(-f);
+    }
+  }
+  while (floats.size() % 8 != 0) floats.push_back(0.0f);
+  std::vector<ordo::half> got(floats.size());
+  narrow_all_f16c(floats, got);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < floats.size(); ++i) {
+    if (got[i].bits() != ordo::detail::narrow_half_bits(floats[i])) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+  CHECK(floats.size() > 4'000'000);
+}
+#endif

@@ -9,7 +9,7 @@ import json
 
 import ordo_bench as ob
 
-TARGETS = ("bench_paired",)
+TARGETS = ("bench_paired", "bench_batch_norm_storage")
 WATCH = ("include/ordo/nn", "bench/batch_norm")
 BUILDS = ("dispatch", "baseline")
 BUILD_LABEL = {"dispatch": "as built (the CPU's best kernels, chosen at run time)",
@@ -110,7 +110,36 @@ def measure(ctx):
         for case, e in ((k, max(v["ordo"] for v in r["checks"].values())) for k, r in res[build].items()):
             ctx.check(e < 1e-5, "%s, ordo %s: error %.1e vs float64" % (CASE_LABEL[case], BUILD_LABEL[build], e))
     threads, software = ob.paired_lines(versions)
-    return [ob.Section("batch_norm", "\n".join(section(res, large) + [threads]), software)]
+    return [ob.Section("batch_norm", "\n".join(section(res, large) + [threads]), software),
+            ob.Section("batch_norm_16bit", storage_section(ctx), software, "docs/batch_norm.md")]
+
+
+STORAGE_LEVELS = (("avx512", "the CPU's best"), ("avx2", "`ORDO_CPU_CAPABILITY=avx2`"),
+                  ("baseline", "`ORDO_CPU_CAPABILITY=baseline` (SSE2)"))
+HALF_GOAL = 1.3  # issue 29: a half training step within 1.3x float's time
+
+
+def storage_section(ctx):
+    """A training step in float, half and bfloat16 storage, each level in its own process (issue 29)."""
+    a = ctx.args
+    rows, verdicts = [], []
+    for layout, label in (("nchw", "(32, 64, 56, 56) NCHW"), ("nhwc", "(32, 64, 56, 56) NHWC (channels last)")):
+        for cap, cap_label in STORAGE_LEVELS:
+            r = ctx.driver("bench_batch_norm_storage", "--layout", layout, "--min-rounds", 3 if a.smoke else 15,
+                           "--min-seconds", 0 if a.smoke else 2, ORDO_CPU_CAPABILITY=cap)[0]
+            f = r["float"]["median"]
+            rows.append([label, "%s: %s" % (cap_label, r["level"].upper()), ob.fmt_time(f)] + [
+                "%s (%.2fx)" % (ob.fmt_time(r[t]["median"]), r[t]["median"] / f) for t in ("half", "bfloat16")] + [
+                str(r["float"]["rounds"])])
+            if cap == "avx512":
+                ratio = r["half"]["median"] / f
+                verdicts.append("- %s, %s: half %.2fx float's time: **%s** (goal <= %.1fx)." % (
+                    label, r["level"].upper(), ratio, "met" if ratio <= HALF_GOAL else "not met", HALF_GOAL))
+    return "\n".join([
+        "A training step (forward training + backward, float gamma and beta) in each storage type, the three types "
+        "in interleaved rounds in one process per level; medians, and in parentheses the time over float's in "
+        "the same process.", "",
+        ob.table(["shape", "kernels", "float", "half", "bfloat16", "rounds"], rows), ""] + verdicts)
 
 
 def section(res, large):

@@ -46,17 +46,18 @@
 // AVX2 functions need g++ or clang's target attribute; nvcc and hipcc front ends need not accept
 // it. A build that targets AVX2 already has nothing to dispatch to.
 #if ORDO_X86_HOST_SIMD && (defined(__GNUC__) || defined(__clang__)) && !ORDO_GPU_COMPILER
-#define ORDO_IMPL_AVX2_FUNCTION __attribute__((target("avx2")))
+// AVX2 comes with F16C here (every AVX2 CPU has it; platform/x86/cpu_dispatch.hpp checks both).
+#define ORDO_IMPL_AVX2_FUNCTION __attribute__((target("avx2,f16c")))
 #if !defined(__AVX2__)
 #define ORDO_IMPL_DISPATCH_AVX2 1
 #endif
 // AVX-512F has fused multiply-adds of its own, which g++ (-ffp-contract=fast in GNU mode) would
 // use for a * b + c: contraction off keeps the AVX-512 twin's bits those of the other levels.
 #if defined(__clang__)
-#define ORDO_IMPL_AVX512_FUNCTION __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define ORDO_IMPL_AVX512_FUNCTION __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,f16c")))
 #else
 #define ORDO_IMPL_AVX512_FUNCTION \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off")))
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,f16c"), optimize("fp-contract=off")))
 #endif
 // Not when the build targets FMA itself: its own code may then fuse (g++'s -ffp-contract=fast, the
 // GNU default), and the levels would round differently.

@@ -45,6 +45,20 @@ inline constexpr bool wide_vectors_for_v = std::is_same_v<Isa, isa::avx512>
 #endif
     ;
 
+// Whether the body compiled for Isa may convert half with F16C (platform/x86/half_conversion.hpp):
+// the AVX2 and AVX-512 twins, and the build's own code when the build targets F16C.
+template <class Isa>
+inline constexpr bool f16c_for_v =
+#if defined(ORDO_IMPL_AVX2_FUNCTION) && !ORDO_DEVICE_COMPILE
+    Isa::level >= cpu_capability::avx2
+#if defined(__F16C__)
+    || std::is_same_v<Isa, isa::baseline>
+#endif
+#else
+    false
+#endif
+    ;
+
 // Runs kernel.run<Isa>(item) for the instruction set chosen at run time on the host
 // (platform/x86/cpu_dispatch.hpp: the CPU's, or ORDO_CPU_CAPABILITY); in device code and where the
 // build does not dispatch, the baseline instantiation. Every dispatched host kernel goes through

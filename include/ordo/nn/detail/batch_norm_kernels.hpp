@@ -9,6 +9,8 @@
 // chain of the host's order.
 
 #include <ordo/core/config.hpp>
+#include <ordo/platform/host_dispatched.hpp>
+#include <ordo/platform/x86/half_conversion.hpp>
 #include <ordo/platform/storage_conversion.hpp>
 #include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/core/scalar_traits.hpp>
@@ -46,26 +48,42 @@ KOKKOS_FORCEINLINE_FUNCTION double sum_of_lanes(const double (&acc)[8]) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-template <class T>
+// x[0..7] in double; for half in a body that may use F16C (the AVX2 and AVX-512 twins), through
+// vcvtph2ps (exact either way).
+template <class Isa, class T>
+KOKKOS_FORCEINLINE_FUNCTION void eight_as_double(const T* ORDO_RESTRICT x, double (&v)[8]) {
+#if defined(ORDO_IMPL_F16C_FUNCTION)
+  if constexpr (std::is_same_v<T, half> && ordo::detail::f16c_for_v<Isa>) {
+    float f[8];
+    ordo::detail::widen8_f16c(x, f);
+    for (int l = 0; l < 8; ++l) v[l] = static_cast<double>(f[l]);
+    return;
+  }
+#endif
+  for (int l = 0; l < 8; ++l) v[l] = to_double(x[l]);
+}
+
+template <class Isa = ordo::detail::isa::baseline, class T>
 KOKKOS_FORCEINLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     double v[8];
-    for (int l = 0; l < 8; ++l) v[l] = to_double(x[i + l]);
+    eight_as_double<Isa>(x + i, v);
     for (int l = 0; l < 8; ++l) acc[l] += v[l];
   }
   for (; i < n; ++i) acc[0] += to_double(x[i]);
   return sum_of_lanes(acc);
 }
 
-template <class T>
+template <class Isa = ordo::detail::isa::baseline, class T>
 KOKKOS_FORCEINLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT x, std::int64_t n, double centre) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     double d[8];
-    for (int l = 0; l < 8; ++l) d[l] = to_double(x[i + l]) - centre;
+    eight_as_double<Isa>(x + i, d);
+    for (int l = 0; l < 8; ++l) d[l] -= centre;
     for (int l = 0; l < 8; ++l) acc[l] += d[l] * d[l];
   }
   for (; i < n; ++i) {
@@ -76,14 +94,16 @@ KOKKOS_FORCEINLINE_FUNCTION double run_squared_deviations(const T* ORDO_RESTRICT
 }
 
 // sum (x - centre) dy over one run.
-template <class T>
+template <class Isa = ordo::detail::isa::baseline, class T>
 KOKKOS_FORCEINLINE_FUNCTION double run_centred_dot(const T* ORDO_RESTRICT x, const T* ORDO_RESTRICT dy, std::int64_t n,
                                               double centre) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    double v[8];
-    for (int l = 0; l < 8; ++l) v[l] = (to_double(x[i + l]) - centre) * to_double(dy[i + l]);
+    double v[8], w[8];
+    eight_as_double<Isa>(x + i, v);
+    eight_as_double<Isa>(dy + i, w);
+    for (int l = 0; l < 8; ++l) v[l] = (v[l] - centre) * w[l];
     for (int l = 0; l < 8; ++l) acc[l] += v[l];
   }
   for (; i < n; ++i) acc[0] += (to_double(x[i]) - centre) * to_double(dy[i]);
@@ -109,10 +129,10 @@ struct item_moments_kernel {
     if (!p.by_rows()) {
       const std::int64_t c = c0;
       double s = 0;
-      for (std::int64_t r = r0; r < r1; ++r) s += run_sum(x + p.offset(r, c), inner);
+      for (std::int64_t r = r0; r < r1; ++r) s += run_sum<Isa>(x + p.offset(r, c), inner);
       const double centre = s * inverse_count;
       double m2 = 0;
-      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations(x + p.offset(r, c), inner, centre);
+      for (std::int64_t r = r0; r < r1; ++r) m2 += run_squared_deviations<Isa>(x + p.offset(r, c), inner, centre);
       partial_sum[q * cs + c] = s;
       partial_m2[q * cs + c] = m2;
     } else {
@@ -228,8 +248,8 @@ struct item_backward_sums_kernel {
       double sum_dy = 0, dotp = 0;
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t base = p.offset(r, c);
-        sum_dy += run_sum(dy + base, inner);
-        dotp += run_centred_dot(x + base, dy + base, inner, centre);
+        sum_dy += run_sum<Isa>(dy + base, inner);
+        dotp += run_centred_dot<Isa>(x + base, dy + base, inner, centre);
       }
       partial_dy[q * cs + c] = sum_dy;
       partial_dotp[q * cs + c] = dotp;
@@ -359,6 +379,37 @@ KOKKOS_INLINE_FUNCTION split_centre<T> split(double centre) {
   return {high, static_cast<T>(centre - static_cast<double>(high))};
 }
 
+// The element passes: out[i] = narrow<T>(f(i, widen(a[i]))), or f(i, widen(a[i]), widen(b[i])). For
+// half in a body that may use F16C (the AVX2 and AVX-512 twins), eight values at a time go
+// through vcvtph2ps and vcvtps2ph (platform/x86/half_conversion.hpp), which give widen's and
+// narrow's bits; f computes the same in either case.
+template <class Isa, class T, class F>
+KOKKOS_FORCEINLINE_FUNCTION void map_elements(std::int64_t n, T* ORDO_RESTRICT out, const F& f,
+                                              const T* ORDO_RESTRICT a, const T* ORDO_RESTRICT b = nullptr) {
+  std::int64_t i = 0;
+#if defined(ORDO_IMPL_F16C_FUNCTION)
+  if constexpr (std::is_same_v<T, half> && ordo::detail::f16c_for_v<Isa>) {
+    for (; i + 8 <= n; i += 8) {
+      float wa[8], wb[8], r[8];
+      ordo::detail::widen8_f16c(a + i, wa);
+      if (b != nullptr) {
+        ordo::detail::widen8_f16c(b + i, wb);
+        for (int l = 0; l < 8; ++l) r[l] = f(i + l, wa[l], wb[l]);
+      } else {
+        for (int l = 0; l < 8; ++l) r[l] = f(i + l, wa[l], 0.0f);
+      }
+      ordo::detail::narrow8_f16c(r, out + i);
+    }
+  }
+#endif
+  using C = compute_type_t<T>;
+  if (b != nullptr) {
+    for (; i < n; ++i) out[i] = ordo::detail::narrow<T>(f(i, ordo::detail::widen(a[i]), ordo::detail::widen(b[i])));
+  } else {
+    for (; i < n; ++i) out[i] = ordo::detail::narrow<T>(f(i, ordo::detail::widen(a[i]), C{}));
+  }
+}
+
 // Per-channel coefficients of the forward's element pass, C entries each:
 // y = ((x - centre_high) - centre_low) scale + shift.
 template <class T>
@@ -388,9 +439,7 @@ struct normalize_kernel {
         const std::int64_t base = p.offset(r, c);
         const T* ORDO_RESTRICT xr = x + base;
         T* ORDO_RESTRICT yr = y + base;
-        for (std::int64_t i = 0; i < inner; ++i) {
-          yr[i] = ordo::detail::narrow<T>(((ordo::detail::widen(xr[i]) - high) - low) * scale + shift);
-        }
+        map_elements<Isa>(inner, yr, [&](std::int64_t, C v, C) { return ((v - high) - low) * scale + shift; }, xr);
       }
     } else {
       const std::int64_t width = c1 - c0;
@@ -401,9 +450,8 @@ struct normalize_kernel {
       for (std::int64_t r = r0; r < r1; ++r) {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         T* ORDO_RESTRICT yr = y + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) {
-          yr[c] = ordo::detail::narrow<T>(((ordo::detail::widen(xr[c]) - high[c]) - low[c]) * scale[c] + shift[c]);
-        }
+        map_elements<Isa>(
+            width, yr, [&](std::int64_t c, C v, C) { return ((v - high[c]) - low[c]) * scale[c] + shift[c]; }, xr);
       }
     }
   }
@@ -441,10 +489,8 @@ struct input_gradient_kernel {
         const T* ORDO_RESTRICT xr = x + base;
         const T* ORDO_RESTRICT dyr = dy + base;
         T* ORDO_RESTRICT dxr = dx + base;
-        for (std::int64_t i = 0; i < inner; ++i) {
-          dxr[i] = ordo::detail::narrow<T>(
-              ((ordo::detail::widen(dyr[i]) - g) - ((ordo::detail::widen(xr[i]) - high) - low) * pr) * a);
-        }
+        map_elements<Isa>(
+            inner, dxr, [&](std::int64_t, C d, C v) { return ((d - g) - ((v - high) - low) * pr) * a; }, dyr, xr);
       }
     } else {
       const std::int64_t width = c1 - c0;
@@ -457,11 +503,10 @@ struct input_gradient_kernel {
         const T* ORDO_RESTRICT xr = x + r * cs + c0;
         const T* ORDO_RESTRICT dyr = dy + r * cs + c0;
         T* ORDO_RESTRICT dxr = dx + r * cs + c0;
-        for (std::int64_t c = 0; c < width; ++c) {
-          dxr[c] = ordo::detail::narrow<T>(((ordo::detail::widen(dyr[c]) - g[c]) -
-                                        ((ordo::detail::widen(xr[c]) - high[c]) - low[c]) * pr[c]) *
-                                       a[c]);
-        }
+        map_elements<Isa>(
+            width, dxr,
+            [&](std::int64_t c, C d, C v) { return ((d - g[c]) - ((v - high[c]) - low[c]) * pr[c]) * a[c]; }, dyr,
+            xr);
       }
     }
   }

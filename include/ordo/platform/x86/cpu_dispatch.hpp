@@ -22,6 +22,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(ORDO_IMPL_AVX2_FUNCTION)
+#include <cpuid.h>
+#endif
+
 namespace ordo::detail {
 
 // Ordered: each level runs on the CPUs of the levels above it too.
@@ -43,15 +47,27 @@ struct avx512 {
 };
 }  // namespace isa
 
+#if defined(ORDO_IMPL_AVX2_FUNCTION)
+// CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
+inline bool cpu_has_f16c() {
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  }();
+  return has;
+}
+#endif
+
 // Whether this build has kernels compiled for the level and the CPU can run them. The baseline
-// is the build's own code, always there.
+// is the build's own code, always there. The AVX2 and AVX-512 levels include F16C (half <->
+// float conversions), which every CPU with AVX2 has.
 inline bool host_can_run(cpu_capability level) {
   switch (level) {
     case cpu_capability::baseline: return true;
     case cpu_capability::avx2:
 #if defined(ORDO_IMPL_DISPATCH_AVX2)
       __builtin_cpu_init();  // needed when this runs from a static initializer
-      return __builtin_cpu_supports("avx2");
+      return __builtin_cpu_supports("avx2") && cpu_has_f16c();
 #else
       return false;
 #endif
@@ -59,7 +75,7 @@ inline bool host_can_run(cpu_capability level) {
 #if defined(ORDO_IMPL_DISPATCH_AVX512)
       __builtin_cpu_init();
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && cpu_has_f16c();
 #else
       return false;
 #endif

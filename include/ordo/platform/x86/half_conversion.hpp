@@ -1,13 +1,14 @@
 #ifndef ORDO_PLATFORM_X86_HALF_CONVERSION_HPP
 #define ORDO_PLATFORM_X86_HALF_CONVERSION_HPP
 
-// Host-only (x86-64 with g++ or clang): half -> float for a run of values with F16C's
-// vcvtph2ps, 8 values per instruction, where widen_half_bits (platform/storage_conversion.hpp)
-// takes about a dozen integer and float operations per value. Used where the AVX2 kernels run
-// (host_capability() is avx2, so ORDO_CPU_CAPABILITY=baseline turns it off too) and the CPU
-// reports F16C (every AVX2 CPU so far does, but it is a separate CPUID bit). The values are the
-// same: the conversion is exact either way; only a signaling NaN comes out quieted, and ordo's
-// kernels give the canonical NaN for any NaN input.
+// Host-only (x86-64 with g++ or clang): half <-> float with F16C's vcvtph2ps and vcvtps2ph, 8
+// values per instruction, where widen_half_bits and narrow_half_bits (platform/storage_conversion.hpp)
+// take about a dozen integer and float operations per value. Used where the AVX2 or AVX-512
+// kernels run (they include F16C, platform/x86/cpu_dispatch.hpp; ORDO_CPU_CAPABILITY=baseline
+// turns it off too). The values are the same: widening is exact either way, and both narrowings
+// round to nearest-even with the same overflow, subnormal and NaN results (tests/reduce_test.cpp
+// checks both ways over every class of input). Written with the compilers' builtins and vector
+// types rather than <immintrin.h>, which costs a translation unit about 0.3 s to parse.
 
 #include <ordo/core/config.hpp>
 #include <ordo/core/float16.hpp>
@@ -15,12 +16,14 @@
 #include <ordo/platform/x86/cpu_dispatch.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if defined(ORDO_IMPL_AVX2_FUNCTION)
-#include <cpuid.h>
-#include <immintrin.h>
 #define ORDO_IMPL_F16C_FUNCTION __attribute__((target("avx2,f16c")))
+// Not always_inline: g++ would refuse it inside a helper of default target that the twins inline;
+// the twins (flattened, compiled with F16C) inline it themselves, as twin_isa.* checks.
+#define ORDO_IMPL_F16C_INLINE __attribute__((target("avx2,f16c"))) inline
 #endif
 
 namespace ordo::detail {
@@ -28,22 +31,28 @@ namespace ordo::detail {
 static_assert(sizeof(half) == 2 && std::is_trivially_copyable_v<half>, "half is its 16 bits");
 
 #if defined(ORDO_IMPL_F16C_FUNCTION)
-// CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
-inline bool cpu_has_f16c() {
-  static const bool has = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-  }();
-  return has;
+typedef short half_bits8 __attribute__((vector_size(16)));
+typedef float float_lanes8 __attribute__((vector_size(32)));
+
+// Eight halves from p as floats, exactly.
+ORDO_IMPL_F16C_INLINE void widen8_f16c(const half* p, float* out) {
+  half_bits8 bits;
+  std::memcpy(&bits, p, sizeof bits);
+  const float_lanes8 values = __builtin_ia32_vcvtph2ps256(bits);
+  std::memcpy(out, &values, sizeof values);
+}
+
+// Eight floats rounded to half, nearest-even (immediate 0), into p.
+ORDO_IMPL_F16C_INLINE void narrow8_f16c(const float* in, half* p) {
+  float_lanes8 values;
+  std::memcpy(&values, in, sizeof values);
+  const half_bits8 bits = __builtin_ia32_vcvtps2ph256(values, 0);
+  std::memcpy(static_cast<void*>(p), &bits, sizeof bits);  // half is its 16 bits (static_assert above)
 }
 
 ORDO_IMPL_F16C_FUNCTION inline void widen_half_run_f16c(const half* x, float* out, std::int64_t n) {
   std::int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    // Unaligned 16-byte load of 8 halves; the intrinsic's access may alias any type.
-    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(bits));
-  }
+  for (; i + 8 <= n; i += 8) widen8_f16c(x + i, out + i);
   for (; i < n; ++i) out[i] = widen_half_bits(x[i].bits());
 }
 #endif
@@ -54,7 +63,7 @@ inline bool widen_half_uses_f16c() {
 #if defined(__AVX2__)
   return cpu_has_f16c();
 #else
-  return host_capability() >= cpu_capability::avx2 && cpu_has_f16c();
+  return host_capability() >= cpu_capability::avx2;
 #endif
 #else
   return false;
