@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -32,7 +33,9 @@ struct step_case {
       : options{.eps = 1e-5, .momentum = 0.1,
                 .layout = channels_last ? ordo::nn::channels_last : ordo::nn::channels_first} {
     const auto make = [&](const char* name) {
-      return channels_last ? view(name, n, h, w, c) : view(name, n, c, h, w);
+      const auto e = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+      const std::string label(name);  // Kokkos 3.4 takes a string or a literal as the label
+      return channels_last ? view(label, e(n), e(h), e(w), e(c)) : view(label, e(n), e(c), e(h), e(w));
     };
     x = make("x"), y = make("y"), dy = make("dy"), dx = make("dx");
     for (vec_f* v : {&gamma, &beta, &running_mean, &running_var, &dgamma, &dbeta}) *v = vec_f("parameter", c);
