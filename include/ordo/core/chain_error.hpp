@@ -5,8 +5,8 @@
 // chain_argument_error (input it cannot plan) or chain_overflow_error (a count past 64 bits).
 // Not std::invalid_argument and std::overflow_error: the standard header that declares them
 // brings std::string with it, a third of what core/chain.hpp cost a translation unit (issue 30),
-// for errors that a plan made at compile time reports as compile errors anyway. The message lives in the exception, so copying one never
-// allocates or throws, as the standard's exceptions promise.
+// for errors that a plan made at compile time reports as compile errors anyway. The message lives
+// in the exception, so copying one never allocates or throws, as the standard's exceptions promise.
 
 #include <cstddef>
 #include <exception>
