@@ -1004,21 +1004,11 @@ TEST_CASE_TEMPLATE_DEFINE("16-bit storage: the reducers accumulate in float" * d
 }
 ORDO_TEST_ALL_SPACES(storage_reducers_id);
 
-TEST_CASE("widen and narrow, the kernels' vectorizing conversions, agree with the 16-bit types' own") {
-  // Every 16-bit pattern widened (NaN payloads included), bit for bit.
-  std::size_t widen_mismatches = 0;
-  for (std::uint32_t b = 0; b < 65536; ++b) {
-    const auto h = ordo::half::from_bits(static_cast<std::uint16_t>(b));
-    const auto g = ordo::bfloat16::from_bits(static_cast<std::uint16_t>(b));
-    const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
-    if (bits(ordo::detail::widen(h)) != bits(static_cast<float>(h))) ++widen_mismatches;
-    if (bits(ordo::detail::widen(g)) != bits(static_cast<float>(g))) ++widen_mismatches;
-  }
-  CHECK(widen_mismatches == 0);
-  // narrow<half> against half(float) on floats spread over every exponent (every 997th pattern)
-  // and at half's rounding boundaries: each normal half's midpoints to its neighbours, the
-  // subnormal midpoints, the overflow threshold 65520, each with its two float neighbours. (All
-  // 2^32 floats agreed when the function was written.)
+// Floats spread over every exponent (every 997th pattern: NaNs and infinities among them) and at
+// half's rounding boundaries: each half's midpoint to its neighbour (ties to even, the subnormal
+// midpoints, the overflow threshold 65520), each with its two float neighbours, both signs.
+namespace {
+std::vector<float> half_rounding_floats() {
   std::vector<float> floats;
   for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 997) {
     floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
@@ -1032,6 +1022,23 @@ TEST_CASE("widen and narrow, the kernels' vectorizing conversions, agree with th
       floats.push_back(-f);
     }
   }
+  return floats;
+}
+}  // namespace
+
+TEST_CASE("widen and narrow, the kernels' vectorizing conversions, agree with the 16-bit types' own") {
+  // Every 16-bit pattern widened (NaN payloads included), bit for bit.
+  std::size_t widen_mismatches = 0;
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    const auto h = ordo::half::from_bits(static_cast<std::uint16_t>(b));
+    const auto g = ordo::bfloat16::from_bits(static_cast<std::uint16_t>(b));
+    const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+    if (bits(ordo::detail::widen(h)) != bits(static_cast<float>(h))) ++widen_mismatches;
+    if (bits(ordo::detail::widen(g)) != bits(static_cast<float>(g))) ++widen_mismatches;
+  }
+  CHECK(widen_mismatches == 0);
+  // narrow<half> against half(float) (all 2^32 floats agreed when the function was written).
+  const std::vector<float> floats = half_rounding_floats();
   std::size_t narrow_mismatches = 0;
   for (const float f : floats) {
     if (ordo::detail::narrow<ordo::half>(f).bits() != ordo::half(f).bits()) ++narrow_mismatches;
@@ -1099,21 +1106,7 @@ TEST_CASE("narrow8_f16c rounds every class of float to narrow<half>'s bits") {
     MESSAGE("this CPU has no F16C: nothing to compare");
     return;
   }
-  // Every 997th float pattern (all exponents, NaNs and infinities among them), and each half's
-  // rounding midpoints with their float neighbours (ties to even, the subnormals, 65520).
-  std::vector<float> floats;
-  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 997) {
-    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
-  }
-  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
-    const float here = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b)));
-    const float next = static_cast<float>(ordo::half::from_bits(static_cast<std::uint16_t>(b + 1)));
-    const float middle = here + (next - here) / 2;
-    for (const float f : {std::nextafter(middle, 0.0f), middle, std::nextafter(middle, 1e9f)}) {
-      floats.push_back(f);
-      floats.push_back(-f);
-    }
-  }
+  std::vector<float> floats = half_rounding_floats();
   while (floats.size() % 8 != 0) floats.push_back(0.0f);
   std::vector<ordo::half> got(floats.size());
   narrow_all_f16c(floats, got);
