@@ -8,6 +8,7 @@
 // with <ordo/core/chain.hpp>, which says more about the cost model and the planners.
 
 #include <ordo/core/chain_error.hpp>
+#include <ordo/core/cost_model.hpp>
 #include <ordo/core/detail/chain_approximation.hpp>
 #include <ordo/core/detail/chain_solver.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
@@ -172,23 +173,9 @@ namespace detail {
 // The DP's tree as pre-order splits.
 constexpr preorder_splits dynamic_programming_splits(std::span<const std::size_t> dims) {
   const std::size_t n = dims.size() - 1;
-  preorder_splits splits(n - 1, for_overwrite);
-  if (n == 1) return splits;
+  if (n == 1) return preorder_splits(0, for_overwrite);
   const chain_solution solution = solve_chain(dims);
-  struct range {
-    std::size_t first, last;
-  };
-  scratch_array<range> pending(n, for_overwrite);
-  std::size_t depth = 0, written = 0;
-  pending[depth++] = {0, n - 1};
-  while (depth > 0) {
-    const range r = pending[--depth];
-    const std::size_t k = solution.split_at(r.first, r.last);
-    splits[written++] = static_cast<std::uint32_t>(k);
-    if (k + 1 != r.last) pending[depth++] = {k + 1, r.last};
-    if (r.first != k) pending[depth++] = {r.first, k};
-  }
-  return splits;
+  return splits_of_table(n, [&](std::size_t first, std::size_t last) { return solution.split_at(first, last); });
 }
 
 constexpr preorder_splits planned_splits(std::span<const std::size_t> dims, planner::dynamic_programming_t) {
@@ -289,7 +276,15 @@ constexpr void build_structured_plan(Plan& plan, std::span<const std::size_t> di
     build_plan(plan, dims, splits, diagonals);
     return;
   }
-  const preorder_splits splits = structured_chain_splits(dims, diagonals);
+  // The structured DP with diagonal and general kinds, costed in multiplications.
+  scratch_array<chain_operand> operands(structures.size());
+  for (std::size_t i = 0; i < structures.size(); ++i) {
+    if (structures[i] == operand_structure::diagonal) operands[i].kind = matrix_kind::diagonal;
+  }
+  const structured_solution solution =
+      solve_structured_chain(dims, std::span<const chain_operand>(operands.data(), operands.size()),
+                             cost_model::multiplications{}, false);
+  const preorder_splits splits = structured_splits(solution);
   build_plan(plan, dims, splits, diagonals);
 }
 

@@ -79,6 +79,28 @@ class scratch_array {
 
 using preorder_splits = scratch_array<std::uint32_t>;
 
+// The pre-order splits of the tree in a DP's split table: split_at(first, last) is the k of range
+// first..last (n matrices, 0-based). For the dense DP and the structured one alike.
+template <class SplitAt>
+constexpr preorder_splits splits_of_table(std::size_t n, const SplitAt& split_at) {
+  preorder_splits splits(n - 1, for_overwrite);
+  if (n == 1) return splits;
+  struct range {
+    std::size_t first, last;
+  };
+  scratch_array<range> pending(n, for_overwrite);
+  std::size_t depth = 0, written = 0;
+  pending[depth++] = {0, n - 1};
+  while (depth > 0) {
+    const range r = pending[--depth];
+    const std::size_t k = split_at(r.first, r.last);
+    splits[written++] = static_cast<std::uint32_t>(k);
+    if (k + 1 != r.last) pending[depth++] = {k + 1, r.last};
+    if (r.first != k) pending[depth++] = {r.first, k};
+  }
+  return splits;
+}
+
 struct polygon_triangle {
   std::uint32_t a, b, c;  // vertices, any order
 };

@@ -10,6 +10,7 @@
 #include <ordo/core/detail/chain_solver.hpp>
 #include <ordo/core/detail/chain_triangulation.hpp>
 #include <ordo/core/planned_product.hpp>
+#include <ordo/core/structured_product.hpp>
 
 #include <ordo/core/shape.hpp>
 
@@ -88,14 +89,11 @@ constexpr cost_type left_to_right_cost(std::span<const std::size_t> dims, const 
   return left_to_right;
 }
 
-// The n - 1 products of the tree that splits describes, in post-order, into products; returns
-// the tree's cost. Throws chain_overflow_error when the cost does not fit in 64 bits.
-constexpr cost_type place_products(std::span<const std::size_t> dims, const preorder_splits& splits,
-                                   planned_product* products, const diagonal_ranges& diagonals) {
-  const bool structured = diagonals.any();
-  const std::size_t n = dims.size() - 1;
-  const std::size_t* d = dims.data();
-  const bool fits = chain_costs_fit(dims);
+// Calls visit(index, left, right, first, k, last) for each product of the tree that splits
+// describes (pre-order), where index is its place in post-order (left subtree first) and left,
+// right are its factors' node ids (operands 0..n-1, product p is node n + p).
+template <class Visit>
+constexpr void visit_products(std::size_t n, const preorder_splits& splits, const Visit& visit) {
   // One pre-order pass. Product [first, last] is number last - 1 - r in post-order (left subtree
   // first), where r counts the ancestors whose right subtree holds it: the products before it are
   // its own descendants (last - first - 1 of them) and the left pieces that those ancestors cut
@@ -108,25 +106,39 @@ constexpr cost_type place_products(std::span<const std::size_t> dims, const preo
   std::size_t depth = 0;
   if (n > 1) stack[depth++] = {0, n - 1, 0};
   const std::uint32_t* split = splits.data();
-  cost_type total = 0;
   while (depth > 0) {
     const range r = stack[--depth];
     const std::size_t k = *split++;
     const std::size_t left = r.first == k ? k : n + k - 1 - r.rights;
     const std::size_t right = k + 1 == r.last ? r.last : n + r.last - 2 - r.rights;
-    planned_product& placed = products[r.last - 1 - r.rights];
-    placed = {left, right, r.first, r.last, d[r.first], d[k + 1], d[r.last + 1], 0, product_kind::general};
-    if (structured) {
-      const product_estimate estimate = estimate_product(d, r.first, k, r.last, diagonals);
-      placed.kind = estimate.kind;
-      total = saturating_add(total, estimate.multiplications);
-    } else {
-      total = fits ? total + cost_type{d[r.first]} * d[k + 1] * d[r.last + 1]
-                   : saturating_add(total, saturating_mul(saturating_mul(d[r.first], d[k + 1]), d[r.last + 1]));
-    }
+    visit(r.last - 1 - r.rights, left, right, r.first, k, r.last);
     if (k + 1 != r.last) stack[depth++] = {k + 1, r.last, r.rights + 1};
     if (r.first != k) stack[depth++] = {r.first, k, r.rights};
   }
+}
+
+// The n - 1 products of the tree that splits describes, in post-order, into products; returns
+// the tree's cost. Throws chain_overflow_error when the cost does not fit in 64 bits.
+constexpr cost_type place_products(std::span<const std::size_t> dims, const preorder_splits& splits,
+                                   planned_product* products, const diagonal_ranges& diagonals) {
+  const bool structured = diagonals.any();
+  const std::size_t* d = dims.data();
+  const bool fits = chain_costs_fit(dims);
+  cost_type total = 0;
+  visit_products(dims.size() - 1, splits,
+                 [&](std::size_t index, std::size_t left, std::size_t right, std::size_t first, std::size_t k,
+                     std::size_t last) {
+                   planned_product& placed = products[index];
+                   placed = {left, right, first, last, d[first], d[k + 1], d[last + 1], 0, product_kind::general};
+                   if (structured) {
+                     const product_estimate estimate = estimate_product(d, first, k, last, diagonals);
+                     placed.kind = estimate.kind;
+                     total = saturating_add(total, estimate.multiplications);
+                   } else {
+                     total = fits ? total + cost_type{d[first]} * d[k + 1] * d[last + 1]
+                                  : saturating_add(total, saturating_mul(saturating_mul(d[first], d[k + 1]), d[last + 1]));
+                   }
+                 });
   if (total == saturated_cost) {
     throw chain_overflow_error("ordo::plan_chain: the optimal cost (scalar multiplications) does not fit in 64 bits");
   }
@@ -135,7 +147,8 @@ constexpr cost_type place_products(std::span<const std::size_t> dims, const preo
 
 // Writes the parenthesization of products (n operands) to out, which holds
 // order_length_bound(n) characters; returns its length.
-constexpr std::size_t write_order(const planned_product* products, std::size_t n, char* out) {
+template <class Product>
+constexpr std::size_t write_order(const Product* products, std::size_t n, char* out) {
   // Each product opens a parenthesis before its first operand and closes one after its last.
   scratch_array<std::size_t> marks(2 * n);
   std::size_t* opens = marks.data();
@@ -157,6 +170,14 @@ constexpr std::size_t write_order(const planned_product* products, std::size_t n
   return length;
 }
 
+// Elements a product's result occupies: a diagonal one is stored as its diagonal.
+constexpr cost_type result_elements(const planned_product& p) noexcept {
+  return p.kind == product_kind::diagonal ? p.rows : saturating_mul(p.rows, p.cols);
+}
+constexpr cost_type result_elements(const structured_product& p) noexcept {
+  return p.kind == matrix_kind::diagonal ? p.rows : saturating_mul(p.rows, p.cols);
+}
+
 // peak(v) = max(peak(L), size(L) + peak(R), size(L) + size(R) + size(v)): the most elements alive
 // while v's subtree runs, left subtree first, each factor freed once v is computed. Saturating.
 constexpr cost_type subtree_peak(cost_type left_size, cost_type left_peak, cost_type right_size, cost_type right_peak,
@@ -171,16 +192,17 @@ constexpr cost_type subtree_peak(cost_type left_size, cost_type left_peak, cost_
 // factor freed once its parent is computed; sets each product's workspace_offset so that a
 // workspace of exactly the peak holds every intermediate without overlap while it lives.
 // Saturated (and no offsets set) when the peak does not fit in 64 bits.
-constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) {
+template <class Product>
+constexpr cost_type lay_out_workspace(Product* products, std::size_t n) {
   // subtree_peak's recurrence; operands and the root have size 0 because they are not
   // intermediates.
   scratch_array<cost_type> sizes_and_peaks(4 * n - 2);
   cost_type* size = sizes_and_peaks.data();
   cost_type* peak = size + (2 * n - 1);
   for (std::size_t p = 0; p + 1 < n; ++p) {
-    const planned_product& pr = products[p];
+    const Product& pr = products[p];
     const std::size_t node = n + p;
-    size[node] = p + 2 == n ? 0 : pr.kind == product_kind::diagonal ? pr.rows : saturating_mul(pr.rows, pr.cols);
+    size[node] = p + 2 == n ? 0 : result_elements(pr);
     peak[node] = subtree_peak(size[pr.left], peak[pr.left], size[pr.right], peak[pr.right], size[node]);
   }
   const cost_type peak_elements = peak[n == 1 ? 0 : 2 * n - 2];
@@ -202,7 +224,7 @@ constexpr cost_type lay_out_workspace(planned_product* products, std::size_t n) 
   regions[depth++] = {2 * n - 2, 0, peak_elements, false};
   while (depth > 0) {
     const region r = regions[--depth];
-    planned_product& pr = products[r.node - n];
+    Product& pr = products[r.node - n];
     pr.workspace_offset = r.at_left_end ? r.begin : r.end - size[r.node];
     const cost_type left_size = size[pr.left];
     if (pr.right >= n) {
