@@ -434,25 +434,34 @@ TEST_CASE("structured chains: the Linnea-style problems, planned at compile time
   CHECK(run.flops() == normal.flops());
 }
 
-TEST_CASE("structured chains: predicted time picks another plan than the flop count where the table says so") {
-  // Small triangles: TRMM does half GEMM's flops, but at 32 x 32 the default table has it at under
-  // half GEMM's rate plus a larger call overhead, so the time model takes GEMM.
-  constexpr std::array<std::size_t, 3> dims{32, 32, 32};
+TEST_CASE("structured chains: predicted time picks another plan than the flop count where the rates say so") {
+  // The default table (this VM's OpenBLAS): U^-1 (L A) costs the fewest flops (a TRMM and a TRSM
+  // on 100 x 3000, 30 Mflop each), but (U^-1 L) A does one TRSM of 100^3 and one GEMM of 60 Mflop,
+  // which runs faster per flop than TRMM and TRSM: predicted 566 us against 666 us.
+  constexpr std::array<std::size_t, 4> whitened{100, 100, 100, 3000};
+  constexpr std::array<chain_operand, 3> factors{unit_upper.inverse(), unit_lower, general};
+  constexpr auto fewest_flops = ordo::plan_structured_chain(whitened, factors, ordo::cost_model::flops{});
+  constexpr auto fastest = ordo::plan_structured_chain(whitened, factors);
+  static_assert(fewest_flops.order() == "(A1(A2A3))" && fewest_flops.kernels() == "trmm trsm");
+  static_assert(fastest.order() == "((A1A2)A3)" && fastest.kernels() == "trsm gemm");
+  static_assert(fastest.flops() > fewest_flops.flops());
+  // A machine whose TRMM runs at a third of GEMM's rate (as cuBLAS's out-of-place TRMM can): the
+  // time model multiplies a triangle by GEMM although TRMM does half the flops.
+  constexpr std::array<std::size_t, 3> dims{512, 512, 512};
   constexpr std::array<chain_operand, 2> operands{lower, general};
-  constexpr auto by_flops = ordo::plan_structured_chain(dims, operands, ordo::cost_model::flops{});
-  constexpr auto by_time = ordo::plan_structured_chain(dims, operands, ordo::cost_model::predicted_time{});
-  static_assert(by_flops.kernels() == "trmm" && by_time.kernels() == "gemm");
-  static_assert(by_time.flops() == 2 * by_flops.flops());
-  // A caller's table with TRMM as fast per flop as GEMM brings TRMM back.
-  constexpr auto fast_trmm = [] {
+  constexpr auto slow_trmm = [] {
     ordo::cost_model::predicted_time model;
-    model.rates.kernels[static_cast<std::size_t>(chain_kernel::trmm)] =
-        model.rates.kernels[static_cast<std::size_t>(chain_kernel::gemm)];
+    auto& trmm = model.rates.kernels[static_cast<std::size_t>(chain_kernel::trmm)];
+    trmm = model.rates.kernels[static_cast<std::size_t>(chain_kernel::gemm)];
+    for (auto& fs : trmm.fs_per_flop) fs *= 3;
     return model;
   }();
-  static_assert(ordo::plan_structured_chain(dims, operands, fast_trmm).kernels() == "trmm");
-  CHECK(ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(operands)).kernels() ==
-        "gemm");
+  static_assert(ordo::plan_structured_chain(dims, operands, ordo::cost_model::flops{}).kernels() == "trmm");
+  static_assert(ordo::plan_structured_chain(dims, operands, slow_trmm).kernels() == "gemm");
+  CHECK(ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(operands), slow_trmm)
+            .kernels() == "gemm");
+  CHECK(ordo::plan_structured_chain(std::span<const std::size_t>(whitened), std::span<const chain_operand>(factors))
+            .kernels() == fastest.kernels());
 }
 
 TEST_CASE("structured chains: explicit inverses only where allowed, and only where cheaper") {

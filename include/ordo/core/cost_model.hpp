@@ -69,32 +69,33 @@ struct machine_rates {
   std::uint64_t fs_per_byte = 0;
 };
 
-// The built-in table: OpenBLAS 0.3.21 on this project's 2-core AMD EPYC VM, double, one thread,
-// measured by bench_calibrate (docs/performance.md, "Kernel rates"). Pass your own table,
-// printed by the same tool on your machine, to predicted_time.
+// The built-in table: OpenBLAS 0.3.21 (pthreads, 2 threads) on this project's 2-core AMD EPYC
+// VM (AVX-512), double, measured by bench_calibrate at 8da1592 (docs/performance.md, "Kernel
+// rates"); the scalings are plain loops. Pass the table bench_calibrate prints on your machine to
+// predicted_time for plans ranked by your machine's speeds.
 inline constexpr machine_rates default_machine_rates = {
     {
-        /* gemm */ {2'000'000, {120'000, 45'000, 36'000}},
-        /* gemv */ {1'000'000, {300'000, 250'000, 250'000}},
-        /* dot */ {500'000, {300'000, 250'000, 250'000}},
-        /* trmm */ {3'000'000, {250'000, 90'000, 60'000}},
-        /* trmv */ {1'000'000, {600'000, 500'000, 500'000}},
-        /* syrk */ {2'000'000, {200'000, 60'000, 40'000}},
-        /* trsm */ {3'000'000, {250'000, 90'000, 60'000}},
-        /* trsv */ {1'000'000, {600'000, 500'000, 500'000}},
-        /* posv */ {5'000'000, {300'000, 100'000, 60'000}},
-        /* sysv */ {8'000'000, {500'000, 200'000, 120'000}},
-        /* gesv */ {8'000'000, {400'000, 120'000, 70'000}},
-        /* scale_rows */ {1'000'000, {500'000, 500'000, 500'000}},
-        /* scale_cols */ {1'000'000, {500'000, 500'000, 500'000}},
-        /* diagonal_product */ {500'000, {500'000, 500'000, 500'000}},
-        /* trtri */ {3'000'000, {400'000, 150'000, 90'000}},
-        /* potri */ {5'000'000, {400'000, 120'000, 70'000}},
-        /* sytri */ {8'000'000, {800'000, 300'000, 200'000}},
-        /* getri */ {8'000'000, {400'000, 120'000, 70'000}},
-        /* reciprocal */ {500'000, {1'000'000, 1'000'000, 1'000'000}},
+        /* gemm */ {80'000'000, {31'173, 9'241, 8'330}},
+        /* gemv */ {40'000'000, {29'296, 26'206, 61'241}},
+        /* dot */ {30'000'000, {234'374, 97'656, 395'996}},
+        /* trmm */ {71'000'000, {32'684, 10'469, 8'654}},
+        /* trmv */ {80'000'000, {586'914, 42'938, 94'325}},
+        /* syrk */ {90'000'000, {34'682, 14'915, 9'698}},
+        /* trsm */ {80'000'000, {55'908, 11'717, 9'207}},
+        /* trsv */ {70'000'000, {273'437, 75'195, 174'716}},
+        /* posv */ {190'000'000, {59'979, 13'099, 9'760}},
+        /* sysv */ {200'000'000, {101'486, 40'255, 21'154}},
+        /* gesv */ {80'000'000, {77'362, 15'838, 10'023}},
+        /* scale_rows */ {20'000'000, {195'312, 187'042, 332'880}},
+        /* scale_cols */ {20'000'000, {146'484, 157'394, 276'157}},
+        /* diagonal_product */ {20'000'000, {468'749, 312'500, 752'929}},
+        /* trtri */ {70'000'000, {226'080, 27'960, 12'413}},
+        /* potri */ {160'000'000, {185'821, 20'956, 11'286}},
+        /* sytri */ {50'000'000, {747'589, 38'118, 18'074}},
+        /* getri */ {140'000'000, {119'354, 19'822, 12'317}},
+        /* reciprocal */ {20'000'000, {625'000, 585'937, 596'679}},
     },
-    60'000,
+    26'725,
 };
 
 namespace detail {
@@ -108,16 +109,29 @@ constexpr std::size_t size_class(const kernel_call& call) noexcept {
 }  // namespace detail
 
 // Predicted time in femtoseconds: a roofline per kernel, overhead + max(flops x time per flop,
-// bytes x time per byte).
+// bytes x time per byte). A solve (POSV, SYSV, GESV) is its factorization, at its own rate for the
+// factor's order, plus its two triangular solves at TRSM's rate for the right-hand side's size:
+// a factorization of order 3000 runs at the large-matrix rate even for one right-hand side.
 struct predicted_time {
   machine_rates rates = default_machine_rates;
   std::uint64_t element_bytes = 8;
   constexpr std::uint64_t operator()(const kernel_call& call) const noexcept {
+    using ordo::detail::clamp_add, ordo::detail::clamp_mul, ordo::detail::clamp_mul3;
     const kernel_rate& rate = rates.kernels[static_cast<std::size_t>(call.kernel)];
-    const std::uint64_t compute = ordo::detail::clamp_mul(kernel_flops(call), rate.fs_per_flop[detail::size_class(call)]);
-    const std::uint64_t memory =
-        ordo::detail::clamp_mul3(kernel_elements_moved(call), element_bytes, rates.fs_per_byte);
-    return ordo::detail::clamp_add(rate.overhead_fs, compute > memory ? compute : memory);
+    std::uint64_t compute = 0;
+    if (call.kernel == chain_kernel::posv || call.kernel == chain_kernel::sysv || call.kernel == chain_kernel::gesv) {
+      const std::uint64_t k = call.inner;
+      const std::uint64_t factorization = call.kernel == chain_kernel::gesv ? ordo::detail::lu_flops(k)
+                                                                            : ordo::detail::cholesky_flops(k);
+      const kernel_rate& solve = rates.kernels[static_cast<std::size_t>(chain_kernel::trsm)];
+      compute = clamp_add(clamp_mul(factorization, rate.fs_per_flop[detail::size_class({call.kernel, k, k, k})]),
+                          clamp_mul(clamp_mul(2, clamp_mul3(call.rows, k, call.cols)),
+                                    solve.fs_per_flop[detail::size_class(call)]));
+    } else {
+      compute = clamp_mul(kernel_flops(call), rate.fs_per_flop[detail::size_class(call)]);
+    }
+    const std::uint64_t memory = clamp_mul3(kernel_elements_moved(call), element_bytes, rates.fs_per_byte);
+    return clamp_add(rate.overhead_fs, compute > memory ? compute : memory);
   }
 };
 
