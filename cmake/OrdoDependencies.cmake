@@ -8,6 +8,7 @@ endif()
 
 set(ORDO_HAS_BLAS OFF)
 set(ORDO_HAS_CUBLAS OFF)
+set(ORDO_HAS_LAPACK OFF)
 if(NOT ORDO_WITH_KOKKOS)
   return()
 endif()
@@ -49,6 +50,18 @@ if(ORDO_WITH_BLAS)
     message(STATUS "ordo: BLAS ${BLAS_LIBRARIES}")
   else()
     message(STATUS "ordo: no BLAS found (apt-get install libopenblas-dev); host GEMMs use the portable kernel")
+  endif()
+endif()
+
+# LAPACK serves structured chains' solves and factorizations on the host (OpenBLAS carries it).
+# Without it those chains throw at evaluation, naming the kernel they lack.
+set(ORDO_HAS_LAPACK OFF)
+if(ORDO_HAS_BLAS)
+  find_package(LAPACK QUIET)
+  if(LAPACK_FOUND)
+    set(ORDO_HAS_LAPACK ON)
+  else()
+    message(STATUS "ordo: no LAPACK found (apt-get install libopenblas-dev); structured chains cannot solve on the host")
   endif()
 endif()
 

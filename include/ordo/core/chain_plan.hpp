@@ -103,8 +103,8 @@ class chain_plan {
   constexpr std::size_t matrices() const noexcept { return dims_.size() - 1; }
   // d0 .. dn: Ai is d[i-1] x d[i].
   constexpr std::span<const std::size_t> dims() const noexcept { return {dims_.data(), dims_.size()}; }
-  constexpr std::size_t rows() const noexcept { return dims_.front(); }
-  constexpr std::size_t cols() const noexcept { return dims_.back(); }
+  constexpr std::size_t rows() const noexcept { return dims_.data()[0]; }
+  constexpr std::size_t cols() const noexcept { return dims_.data()[dims_.size() - 1]; }
 
   // Scalar multiplications of the planned order (the optimum for the exact planners).
   constexpr std::uint64_t cost() const noexcept { return cost_; }

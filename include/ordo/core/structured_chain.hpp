@@ -64,8 +64,8 @@ class structured_chain_plan {
 
   constexpr std::size_t matrices() const noexcept { return dims_.size() - 1; }
   constexpr std::span<const std::size_t> dims() const noexcept { return {dims_.data(), dims_.size()}; }
-  constexpr std::size_t rows() const noexcept { return dims_.front(); }
-  constexpr std::size_t cols() const noexcept { return dims_.back(); }
+  constexpr std::size_t rows() const noexcept { return dims_.data()[0]; }
+  constexpr std::size_t cols() const noexcept { return dims_.data()[dims_.size() - 1]; }
   // The operands as planned: an orthogonal Q^-1 becomes Q^T (normalized()).
   constexpr std::span<const chain_operand> operands() const noexcept { return {operands_.data(), operands_.size()}; }
   // The products in evaluation order (post-order, the root last).
