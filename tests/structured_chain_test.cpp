@@ -28,38 +28,38 @@ constexpr std::array<matrix_kind, 9> all_kinds{matrix_kind::general,    matrix_k
 
 // --- the kind rules on explicit matrices ---
 
-constexpr int order = 4;
+constexpr std::size_t order = 4;
 using dense = std::array<std::array<long double, order>, order>;
 
 dense multiply(const dense& a, const dense& b) {
   dense c{};
-  for (int i = 0; i < order; ++i)
-    for (int j = 0; j < order; ++j)
-      for (int k = 0; k < order; ++k) c[i][j] += a[i][k] * b[k][j];
+  for (std::size_t i = 0; i < order; ++i)
+    for (std::size_t j = 0; j < order; ++j)
+      for (std::size_t k = 0; k < order; ++k) c[i][j] += a[i][k] * b[k][j];
   return c;
 }
 dense transpose(const dense& a) {
   dense t{};
-  for (int i = 0; i < order; ++i)
-    for (int j = 0; j < order; ++j) t[i][j] = a[j][i];
+  for (std::size_t i = 0; i < order; ++i)
+    for (std::size_t j = 0; j < order; ++j) t[i][j] = a[j][i];
   return t;
 }
 // Gauss-Jordan with partial pivoting in long double.
 dense inverse(dense a) {
   dense x{};
-  for (int i = 0; i < order; ++i) x[i][i] = 1;
-  for (int c = 0; c < order; ++c) {
-    int pivot = c;
-    for (int r = c + 1; r < order; ++r)
+  for (std::size_t i = 0; i < order; ++i) x[i][i] = 1;
+  for (std::size_t c = 0; c < order; ++c) {
+    std::size_t pivot = c;
+    for (std::size_t r = c + 1; r < order; ++r)
       if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
     std::swap(a[c], a[pivot]);
     std::swap(x[c], x[pivot]);
     const long double p = a[c][c];
-    for (int j = 0; j < order; ++j) a[c][j] /= p, x[c][j] /= p;
-    for (int r = 0; r < order; ++r) {
+    for (std::size_t j = 0; j < order; ++j) a[c][j] /= p, x[c][j] /= p;
+    for (std::size_t r = 0; r < order; ++r) {
       if (r == c) continue;
       const long double f = a[r][c];
-      for (int j = 0; j < order; ++j) a[r][j] -= f * a[c][j], x[r][j] -= f * x[c][j];
+      for (std::size_t j = 0; j < order; ++j) a[r][j] -= f * a[c][j], x[r][j] -= f * x[c][j];
     }
   }
   return x;
@@ -72,43 +72,43 @@ dense instance(matrix_kind kind, std::mt19937_64& rng) {
   for (auto& row : a)
     for (auto& e : row) e = entry(rng);
   const auto keep = [&](auto inside) {
-    for (int i = 0; i < order; ++i)
-      for (int j = 0; j < order; ++j)
+    for (std::size_t i = 0; i < order; ++i)
+      for (std::size_t j = 0; j < order; ++j)
         if (!inside(i, j)) a[i][j] = 0;
   };
   const auto nonzero_diagonal = [&] {
-    for (int i = 0; i < order; ++i)
+    for (std::size_t i = 0; i < order; ++i)
       if (a[i][i] == 0) a[i][i] = 2;
   };
   switch (kind) {
     case matrix_kind::general: a[0][0] += 20, a[1][1] += 20, a[2][2] += 20, a[3][3] += 20; break;
     case matrix_kind::symmetric: {  // indefinite, and nonsingular by diagonal dominance
       const dense t = transpose(a);
-      for (int i = 0; i < order; ++i)
-        for (int j = 0; j < order; ++j) a[i][j] += t[i][j];
-      for (int i = 0; i < order; ++i) a[i][i] = i % 2 == 0 ? 40 : -40;
+      for (std::size_t i = 0; i < order; ++i)
+        for (std::size_t j = 0; j < order; ++j) a[i][j] += t[i][j];
+      for (std::size_t i = 0; i < order; ++i) a[i][i] = i % 2 == 0 ? 40 : -40;
       break;
     }
     case matrix_kind::spd: {
       dense s = multiply(transpose(a), a);
-      for (int i = 0; i < order; ++i) s[i][i] += 1;
+      for (std::size_t i = 0; i < order; ++i) s[i][i] += 1;
       a = s;
       break;
     }
-    case matrix_kind::lower: keep([](int i, int j) { return j <= i; }), nonzero_diagonal(); break;
-    case matrix_kind::upper: keep([](int i, int j) { return j >= i; }), nonzero_diagonal(); break;
-    case matrix_kind::unit_lower: keep([](int i, int j) { return j <= i; });
-      for (int i = 0; i < order; ++i) a[i][i] = 1;
+    case matrix_kind::lower: keep([](std::size_t i, std::size_t j) { return j <= i; }), nonzero_diagonal(); break;
+    case matrix_kind::upper: keep([](std::size_t i, std::size_t j) { return j >= i; }), nonzero_diagonal(); break;
+    case matrix_kind::unit_lower: keep([](std::size_t i, std::size_t j) { return j <= i; });
+      for (std::size_t i = 0; i < order; ++i) a[i][i] = 1;
       break;
-    case matrix_kind::unit_upper: keep([](int i, int j) { return j >= i; });
-      for (int i = 0; i < order; ++i) a[i][i] = 1;
+    case matrix_kind::unit_upper: keep([](std::size_t i, std::size_t j) { return j >= i; });
+      for (std::size_t i = 0; i < order; ++i) a[i][i] = 1;
       break;
-    case matrix_kind::diagonal: keep([](int i, int j) { return i == j; }), nonzero_diagonal(); break;
+    case matrix_kind::diagonal: keep([](std::size_t i, std::size_t j) { return i == j; }), nonzero_diagonal(); break;
     case matrix_kind::orthogonal: {  // a random signed permutation
-      std::array<int, order> p{0, 1, 2, 3};
+      std::array<std::size_t, order> p{0, 1, 2, 3};
       std::shuffle(p.begin(), p.end(), rng);
       a = {};
-      for (int i = 0; i < order; ++i) a[i][p[i]] = entry(rng) < 0 ? -1 : 1;
+      for (std::size_t i = 0; i < order; ++i) a[i][p[i]] = entry(rng) < 0 ? -1 : 1;
       break;
     }
   }
@@ -120,40 +120,40 @@ dense instance(matrix_kind kind, std::mt19937_64& rng) {
 bool has_kind(const dense& m, matrix_kind kind) {
   const auto near = [](long double x, long double y) { return std::fabs(x - y) <= 1e-12L * (1 + std::fabs(y)); };
   const auto all = [&](auto holds) {
-    for (int i = 0; i < order; ++i)
-      for (int j = 0; j < order; ++j)
+    for (std::size_t i = 0; i < order; ++i)
+      for (std::size_t j = 0; j < order; ++j)
         if (!holds(i, j)) return false;
     return true;
   };
   switch (kind) {
     case matrix_kind::general: return true;
-    case matrix_kind::symmetric: return all([&](int i, int j) { return near(m[i][j], m[j][i]); });
+    case matrix_kind::symmetric: return all([&](std::size_t i, std::size_t j) { return near(m[i][j], m[j][i]); });
     case matrix_kind::spd: {
       if (!has_kind(m, matrix_kind::symmetric)) return false;
       dense l{};  // Cholesky in long double: SPD iff every pivot is positive
-      for (int j = 0; j < order; ++j) {
+      for (std::size_t j = 0; j < order; ++j) {
         long double d = m[j][j];
-        for (int k = 0; k < j; ++k) d -= l[j][k] * l[j][k];
+        for (std::size_t k = 0; k < j; ++k) d -= l[j][k] * l[j][k];
         if (d <= 0) return false;
         l[j][j] = std::sqrt(d);
-        for (int i = j + 1; i < order; ++i) {
+        for (std::size_t i = j + 1; i < order; ++i) {
           long double s = m[i][j];
-          for (int k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+          for (std::size_t k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
           l[i][j] = s / l[j][j];
         }
       }
       return true;
     }
-    case matrix_kind::lower: return all([&](int i, int j) { return j <= i || near(m[i][j], 0); });
-    case matrix_kind::upper: return all([&](int i, int j) { return j >= i || near(m[i][j], 0); });
+    case matrix_kind::lower: return all([&](std::size_t i, std::size_t j) { return j <= i || near(m[i][j], 0); });
+    case matrix_kind::upper: return all([&](std::size_t i, std::size_t j) { return j >= i || near(m[i][j], 0); });
     case matrix_kind::unit_lower:
-      return has_kind(m, matrix_kind::lower) && all([&](int i, int j) { return i != j || near(m[i][j], 1); });
+      return has_kind(m, matrix_kind::lower) && all([&](std::size_t i, std::size_t j) { return i != j || near(m[i][j], 1); });
     case matrix_kind::unit_upper:
-      return has_kind(m, matrix_kind::upper) && all([&](int i, int j) { return i != j || near(m[i][j], 1); });
-    case matrix_kind::diagonal: return all([&](int i, int j) { return i == j || near(m[i][j], 0); });
+      return has_kind(m, matrix_kind::upper) && all([&](std::size_t i, std::size_t j) { return i != j || near(m[i][j], 1); });
+    case matrix_kind::diagonal: return all([&](std::size_t i, std::size_t j) { return i == j || near(m[i][j], 0); });
     case matrix_kind::orthogonal: {
       const dense q = multiply(transpose(m), m);
-      return all([&](int i, int j) { return near(q[i][j], i == j ? 1 : 0); });
+      return all([&](std::size_t i, std::size_t j) { return near(q[i][j], i == j ? 1 : 0); });
     }
   }
   return false;

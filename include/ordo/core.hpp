@@ -11,5 +11,6 @@
 #include <ordo/core/float16.hpp>
 #include <ordo/core/precision.hpp>
 #include <ordo/core/chain.hpp>
+#include <ordo/core/structured_chain.hpp>
 
 #endif

@@ -68,7 +68,12 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
                             step.rows, matrix_kind::diagonal);
       c.diagonal_vector = true;
     } else {
-      c = is_root ? out : column_major_node(workspace.data() + step.workspace_offset, step.rows, step.cols, step.kind);
+      // Intermediates row-major like ordo::matrix operands: every product then runs mirrored
+      // (run_structured_product) on column-major data that BLAS reads without a transpose, and
+      // the scalings stream through memory in order.
+      c = is_root ? out
+                  : column_major_node(workspace.data() + step.workspace_offset, step.cols, step.rows,
+                                      transposed_kind(step.kind)).flipped();
     }
     std::vector<T> left_inverse, right_inverse;
     host_node<T> l = nodes[step.left], r = nodes[step.right];

@@ -203,8 +203,21 @@ void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c
   const host_node<T>& m = rows ? r : l;
   std::vector<T> factors(rows ? c.rows : c.cols);
   for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = diagonal_entry(d, i, rows ? li : ri);
-  for (std::size_t j = 0; j < c.cols; ++j)
-    for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = (rows ? factors[i] : factors[j]) * m.masked_at(i, j);
+  if (m.transposed || m.diagonal_vector || is_triangular(m.kind)) {
+    for (std::size_t j = 0; j < c.cols; ++j)
+      for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = (rows ? factors[i] : factors[j]) * m.masked_at(i, j);
+    return;
+  }
+  for (std::size_t j = 0; j < c.cols; ++j) {  // both column-major: one pass in memory order
+    const T* from = m.data + j * m.ld;
+    T* to = c.data + j * c.ld;
+    if (rows) {
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = factors[i] * from[i];
+    } else {
+      const T f = factors[j];
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f * from[i];
+    }
+  }
 }
 
 // A^-1 formed explicitly (TRTRI, POTRF+POTRI, SYTRF+SYTRI, GETRF+GETRI, reciprocals), owned by
