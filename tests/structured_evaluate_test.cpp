@@ -2,6 +2,7 @@
 // structured chains against a long double reference built from explicit matrices and explicit
 // inverses (Gauss-Jordan), and the errors for singular or non-SPD operands and wrong shapes.
 // Built into multiply_test (one executable).
+#include <ordo/kernels/cholesky.hpp>
 #include <ordo/kernels/evaluate_structured.hpp>
 
 #include "support/execution_spaces.hpp"
@@ -336,4 +337,44 @@ TEST_CASE("structured chains: singular and non-SPD operands and wrong shapes are
                                                        std::span<const chain_operand>(plain));
   ordo::evaluate(square_plan, square, identity, square);
   CHECK(square.view()(2, 1) == 4.0);
+}
+
+TEST_CASE("cholesky_factor: S = L L^T, and generalized least squares through one factorization") {
+  using M = dynamic_matrix<double, Kokkos::DefaultHostExecutionSpace>;
+  M s(2, 2);
+  s.view()(0, 0) = 4, s.view()(0, 1) = 2, s.view()(1, 0) = 2, s.view()(1, 1) = 3;
+  const M l = ordo::cholesky_factor(s);  // [[2, 0], [1, sqrt(2)]]
+  CHECK(l.view()(0, 0) == 2.0);
+  CHECK(l.view()(0, 1) == 0.0);
+  CHECK(l.view()(1, 0) == 1.0);
+  CHECK(l.view()(1, 1) == doctest::Approx(std::sqrt(2.0)).epsilon(1e-15));
+  s.view()(1, 1) = 1;  // 4 * 1 - 2 * 2 = 0: singular, not positive definite
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::cholesky_factor(s)),
+                       "ordo::cholesky_factor(S): S (2x2) is not positive definite (POTRF info 2)", std::runtime_error);
+  CHECK_THROWS_AS(static_cast<void>(ordo::cholesky_factor(M(2, 3))), std::invalid_argument);
+
+  // GLS beta = (X^T M^-1 X)^-1 X^T M^-1 y with M = L L^T factored once: B = L^-1 X, c = L^-1 y,
+  // beta = (B^T B)^-1 B^T c, against the long double reference of the formula as written.
+  std::mt19937_64 rng(77);
+  const std::size_t m = 9, p = 4;
+  const stored_operand spd_m = make_operand(matrix_kind::spd, m, m, rng), x = make_operand(matrix_kind::general, m, p, rng),
+                       y = make_operand(matrix_kind::general, m, 1, rng);
+  const M mm = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(spd_m.stored, m, m);
+  const M xm = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(x.stored, m, p);
+  const M ym = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(y.stored, m, 1);
+  const M factor = ordo::cholesky_factor(mm);
+  const auto plan = [](std::vector<std::size_t> dims, std::vector<chain_operand> ops) {
+    return ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops));
+  };
+  M b(m, p), c(m, 1), gram(p, p), beta(p, 1);
+  ordo::evaluate(plan({m, m, p}, {lower.inverse(), general}), b, factor, xm);
+  ordo::evaluate(plan({m, m, 1}, {lower.inverse(), general}), c, factor, ym);
+  ordo::evaluate(plan({p, m, p}, {general.transpose().from(1), general.from(1)}), gram, b, b);
+  ordo::evaluate(plan({p, p, m, 1}, {spd.inverse(), general.transpose(), general}), beta, gram, b, c);
+  const long_matrix mi = inverse(spd_m.stored);
+  const long_matrix xt_mi = product(transposed(x.stored), mi);
+  const long_matrix reference = product(inverse(product(xt_mi, x.stored)), product(xt_mi, y.stored));
+  for (std::size_t i = 0; i < p; ++i) {
+    CHECK(std::fabs(static_cast<long double>(beta.view()(i, 0)) - reference[i][0]) <= 1e-13L * (1 + std::fabs(reference[i][0])));
+  }
 }

@@ -7,6 +7,7 @@
 #include <ordo/kernels/chain_expression.hpp>
 #include <ordo/kernels/diagonal.hpp>
 #include <ordo/kernels/evaluate_chain.hpp>
+#include <ordo/kernels/cholesky.hpp>
 #include <ordo/kernels/evaluate_structured.hpp>
 #include <ordo/kernels/execution.hpp>
 #include <ordo/kernels/expression.hpp>

@@ -18,6 +18,7 @@
 
 #include <ordo/core/structured_chain.hpp>
 #include <ordo/kernels/detail/chain_evaluator.hpp>
+#include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/detail/structured_host_kernels.hpp>
 #include <ordo/kernels/matrix.hpp>
 #include <ordo/platform/shape_text.hpp>
@@ -26,6 +27,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -55,7 +58,18 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
       for (std::size_t i = 0; i < out.rows; ++i) out.data[out.transposed ? j + i * out.ld : i + j * out.ld] = value.masked_at(i, j);
     return;
   }
-  std::vector<T> workspace(static_cast<std::size_t>(plan.peak_temporary_elements()));
+  // The intermediates' workspace, uninitialized (every intermediate is written before it is
+  // read) and asked for huge pages; allocated at the first intermediate, so that a plan whose
+  // intermediates are all fused away (D W D) allocates none.
+  std::unique_ptr<T[]> workspace_storage;
+  const auto workspace_at = [&](std::uint64_t offset) {
+    if (!workspace_storage) {
+      const auto elements = static_cast<std::size_t>(plan.peak_temporary_elements());
+      workspace_storage.reset(new T[elements > 0 ? elements : 1]);
+      advise_huge_pages(workspace_storage.get(), elements * sizeof(T));
+    }
+    return workspace_storage.get() + offset;
+  };
   std::vector<T> root_diagonal;
   const auto products = plan.products();
   for (std::size_t p = 0; p < products.size(); ++p) {
@@ -64,7 +78,7 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
     host_node<T> c;
     if (step.kind == matrix_kind::diagonal) {
       if (is_root) root_diagonal.resize(step.rows);
-      c = column_major_node(is_root ? root_diagonal.data() : workspace.data() + step.workspace_offset, step.rows,
+      c = column_major_node(is_root ? root_diagonal.data() : workspace_at(step.workspace_offset), step.rows,
                             step.rows, matrix_kind::diagonal);
       c.diagonal_vector = true;
     } else {
@@ -72,8 +86,36 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
       // (run_structured_product) on column-major data that BLAS reads without a transpose, and
       // the scalings stream through memory in order.
       c = is_root ? out
-                  : column_major_node(workspace.data() + step.workspace_offset, step.cols, step.rows,
+                  : column_major_node(workspace_at(step.workspace_offset), step.cols, step.rows,
                                       transposed_kind(step.kind)).flipped();
+    }
+    // Two scalings in a row, (D M) D or D (M D), with the first's result used only by the second:
+    // one pass over the matrix instead of two (no explicit inverse is involved: a diagonal's is
+    // always a division).
+    const auto is_scaling = [](const structured_product& s) {
+      return s.kernel == chain_kernel::scale_rows || s.kernel == chain_kernel::scale_cols;
+    };
+    if (!is_root && is_scaling(step) && is_scaling(products[p + 1]) && products[p + 1].kernel != step.kernel &&
+        (products[p + 1].left == n + p || products[p + 1].right == n + p) &&
+        step.left_inverse != inverse_use::explicit_inverse && step.right_inverse != inverse_use::explicit_inverse &&
+        products[p + 1].left_inverse != inverse_use::explicit_inverse &&
+        products[p + 1].right_inverse != inverse_use::explicit_inverse) {
+      const structured_product& next = products[p + 1];
+      const bool rows_first = step.kernel == chain_kernel::scale_rows;  // (D M) D: step scales rows
+      const host_node<T>& m = rows_first ? nodes[step.right] : nodes[step.left];
+      const host_node<T>& left_d = rows_first ? nodes[step.left] : nodes[next.left];
+      const host_node<T>& right_d = rows_first ? nodes[next.right] : nodes[step.right];
+      const bool left_inverted = (rows_first ? step.left_inverse : next.left_inverse) == inverse_use::solve;
+      const bool right_inverted = (rows_first ? next.right_inverse : step.right_inverse) == inverse_use::solve;
+      const bool next_is_root = p + 2 == products.size();
+      const host_node<T> fused = next_is_root ? out
+                                              : column_major_node(workspace_at(next.workspace_offset), next.cols,
+                                                                  next.rows, transposed_kind(next.kind)).flipped();
+      scale_both(left_d, left_inverted, m, right_d, right_inverted, fused);
+      nodes[n + p] = fused;  // not read again: next reads it only as this product
+      nodes[n + p + 1] = fused;
+      ++p;
+      continue;
     }
     std::vector<T> left_inverse, right_inverse;
     host_node<T> l = nodes[step.left], r = nodes[step.right];

@@ -26,7 +26,9 @@
   void p##getrf_(const int*, const int*, T*, const int*, int*, int*);                                            \
   void p##getrs_(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*, int*);   \
   void p##getri_(const int*, T*, const int*, const int*, T*, const int*, int*);                                  \
-  void p##trtri_(const char*, const char*, const int*, T*, const int*, int*);
+  void p##trtri_(const char*, const char*, const int*, T*, const int*, int*);                                     \
+  void p##trmv_(const char*, const char*, const char*, const int*, const T*, const int*, T*, const int*);        \
+  void p##trsv_(const char*, const char*, const char*, const int*, const T*, const int*, T*, const int*);
 
 extern "C" {
 ORDO_IMPL_LAPACK_DECLARE(float, s)
@@ -57,6 +59,8 @@ struct lapack;
     template <class... A> static void getrs(A... a) { p##getrs_(a...); }                                          \
     template <class... A> static void getri(A... a) { p##getri_(a...); }                                          \
     template <class... A> static void trtri(A... a) { p##trtri_(a...); }                                          \
+    template <class... A> static void trmv(A... a) { p##trmv_(a...); }                                            \
+    template <class... A> static void trsv(A... a) { p##trsv_(a...); }                                            \
   };
 
 ORDO_IMPL_LAPACK_FORWARD(float, s)

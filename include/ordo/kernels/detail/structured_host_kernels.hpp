@@ -10,6 +10,7 @@
 
 #include <ordo/core/structured_product.hpp>
 #include <ordo/kernels/detail/blas_gemm.hpp>
+#include <ordo/kernels/detail/blas_gemv.hpp>
 #include <ordo/kernels/detail/host_lapack.hpp>
 
 #include <cstddef>
@@ -90,6 +91,13 @@ host_node<T> dense_copy(const host_node<T>& src, std::vector<T>& storage) {
   return copy;
 }
 
+// A node with one column or one row as a BLAS vector: its first element and increment.
+template <class T>
+int vector_increment(const host_node<T>& v) noexcept {
+  const bool along_rows = v.cols == 1;  // a column: elements (i, 0)
+  return static_cast<int>(along_rows == v.transposed ? v.ld : 1);
+}
+
 template <class T>
 void general_product(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c) {
   std::vector<T> l_copy, r_copy;  // a user's triangle is read as a triangle, even by GEMM
@@ -99,6 +107,19 @@ void general_product(const host_node<T>& l, const host_node<T>& r, const host_no
   if (a.cols == 0) {
     for (std::size_t j = 0; j < c.cols; ++j)
       for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = T(0);
+    return;
+  }
+  // Matrix-vector products by GEMV: c = A x (a column), or c^T = B^T x^T (a row).
+  if ((c.cols == 1 && c.rows > 1) || (c.rows == 1 && c.cols > 1)) {
+    const bool column = c.cols == 1;
+    const host_node<T>& matrix = column ? a : b;
+    const host_node<T>& vector = column ? b : a;
+    // matrix = op(S), S column-major; GEMV with 'N' on S gives S x, with 'T' gives S^T x.
+    const bool s_transposed_in_product = column ? matrix.transposed : !matrix.transposed;
+    const int s_rows = static_cast<int>(matrix.transposed ? matrix.cols : matrix.rows);
+    const int s_cols = static_cast<int>(matrix.transposed ? matrix.rows : matrix.cols);
+    call_blas_gemv<T>(s_transposed_in_product ? 'T' : 'N', s_rows, s_cols, T(1), matrix.data, matrix.blas_ld(), vector.data,
+                      vector_increment(vector), T(0), c.data, vector_increment(c));
     return;
   }
   call_blas_gemm<T>(a.trans(), b.trans(), static_cast<int>(c.rows), static_cast<int>(c.cols), static_cast<int>(a.cols),
@@ -121,6 +142,17 @@ void triangular_product(const host_node<T>& tri, const host_node<T>& other, cons
   const char side_char = side == factor_side::left ? 'L' : 'R', uplo = tri.uplo(), trans = tri.trans(), diag = tri.unit();
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), lda = tri.blas_ld(), ldc = c.blas_ld();
   const T one(1);
+  // A vector (c a column on the left, a row on the right: x op(T) = (op(T)^T x^T)^T): TRMV, TRSV.
+  if ((side == factor_side::left && n == 1) || (side == factor_side::right && m == 1)) {
+    const char vector_trans = side == factor_side::left ? trans : (trans == 'N' ? 'T' : 'N');
+    const int order = static_cast<int>(tri.rows), increment = vector_increment(c);
+    if (solve) {
+      lapack<T>::trsv(&uplo, &vector_trans, &diag, &order, tri.data, &lda, c.data, &increment);
+    } else {
+      lapack<T>::trmv(&uplo, &vector_trans, &diag, &order, tri.data, &lda, c.data, &increment);
+    }
+    return;
+  }
   if (solve) {
     lapack<T>::trsm(&side_char, &uplo, &trans, &diag, &m, &n, &one, tri.data, &lda, c.data, &ldc);
   } else {
@@ -216,6 +248,38 @@ void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c
     } else {
       const T f = factors[j];
       for (std::size_t i = 0; i < c.rows; ++i) to[i] = f * from[i];
+    }
+  }
+}
+
+// c = D_left M D_right in one pass, for two scalings in a row (D M) D or D (M D): the
+// intermediate is never written. Each diagonal may be used inverted.
+template <class T>
+void scale_both(const host_node<T>& left, bool left_inverted, const host_node<T>& m, const host_node<T>& right,
+                bool right_inverted, const host_node<T>& c) {
+  std::vector<T> row_factors(c.rows), col_factors(c.cols);
+  for (std::size_t i = 0; i < c.rows; ++i) row_factors[i] = diagonal_entry(left, i, left_inverted);
+  for (std::size_t j = 0; j < c.cols; ++j) col_factors[j] = diagonal_entry(right, j, right_inverted);
+  const bool plain = !m.diagonal_vector && !is_triangular(m.kind) && m.transposed == c.transposed;
+  if (c.transposed) {  // row-major c: rows outermost
+    for (std::size_t i = 0; i < c.rows; ++i) {
+      T* to = c.data + i * c.ld;
+      if (plain) {
+        const T* from = m.data + i * m.ld;
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = row_factors[i] * from[j] * col_factors[j];
+      } else {
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = row_factors[i] * m.masked_at(i, j) * col_factors[j];
+      }
+    }
+  } else {
+    for (std::size_t j = 0; j < c.cols; ++j) {
+      T* to = c.data + j * c.ld;
+      if (plain) {
+        const T* from = m.data + j * m.ld;
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = row_factors[i] * from[i] * col_factors[j];
+      } else {
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = row_factors[i] * m.masked_at(i, j) * col_factors[j];
+      }
     }
   }
 }
