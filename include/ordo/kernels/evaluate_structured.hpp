@@ -48,7 +48,7 @@ inline std::array<std::size_t, 2> stored_shape(std::span<const std::size_t> dims
 }
 
 #if defined(ORDO_HAS_LAPACK)
-template <class T, class Plan>
+template <class Space, class T, class Plan>
 void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes, const host_node<T>& out) {
   const std::size_t n = plan.matrices();
   if (n == 1) {
@@ -111,7 +111,7 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
       const host_node<T> fused = next_is_root ? out
                                               : column_major_node(workspace_at(next.workspace_offset), next.cols,
                                                                   next.rows, transposed_kind(next.kind)).flipped();
-      scale_both(left_d, left_inverted, m, right_d, right_inverted, fused);
+      scale_both<Space>(left_d, left_inverted, m, right_d, right_inverted, fused);
       nodes[n + p] = fused;  // not read again: next reads it only as this product
       nodes[n + p + 1] = fused;
       ++p;
@@ -121,7 +121,7 @@ void evaluate_structured_host(const Plan& plan, std::vector<host_node<T>>& nodes
     host_node<T> l = nodes[step.left], r = nodes[step.right];
     if (step.left_inverse == inverse_use::explicit_inverse) l = explicit_inverse(l, left_inverse), step.left_inverse = inverse_use::none;
     if (step.right_inverse == inverse_use::explicit_inverse) r = explicit_inverse(r, right_inverse), step.right_inverse = inverse_use::none;
-    run_structured_product(step, l, r, c);
+    run_structured_product<Space>(step, l, r, c);
     if (is_root && step.kind == matrix_kind::diagonal) {
       for (std::size_t j = 0; j < out.cols; ++j)
         for (std::size_t i = 0; i < out.rows; ++i) out.data[out.transposed ? j + i * out.ld : i + j * out.ld] = c.at(i, j);
@@ -181,7 +181,7 @@ void evaluate(const structured_chain_plan<Matrices>& plan, const R& result, cons
   const auto run = [&](const R& into) {
     const node out{into.view().data(), into.rows(), into.cols(), into.cols() > 0 ? into.cols() : 1, true,
                    plan.result_kind(), false, true, detail::not_an_operand, plan.result_kind()};
-    detail::evaluate_structured_host<value_type>(plan, nodes, out);
+    detail::evaluate_structured_host<typename R::execution_space, value_type>(plan, nodes, out);
   };
   if (aliases) {
     R temporary = detail::uninitialized_matrix<R>(result.rows(), result.cols());

@@ -13,7 +13,10 @@
 #include <ordo/kernels/detail/blas_gemv.hpp>
 #include <ordo/kernels/detail/host_lapack.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,6 +74,17 @@ template <class T>
   throw std::runtime_error("ordo::evaluate(structured chain): A" + std::to_string(operand + 1) + " (" +
                            std::string(kind_name(kind)) + ", " + std::to_string(order) + "x" + std::to_string(order) +
                            ") " + what);
+}
+
+// f(k) for k in [0, count) on the host execution space Space: the scalings are memory-bound,
+// and one core does not reach the memory's bandwidth.
+template <class Space, class F>
+void for_each_index(std::size_t count, const F& f) {
+  if (count == 0) return;
+  Kokkos::parallel_for("ordo::evaluate structured scaling",
+                       Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(count)),
+                       [=](std::int64_t k) { f(static_cast<std::size_t>(k)); });
+  Space().fence();
 }
 
 // dst (column-major, ld rows) = src, zero outside a triangular src's triangle.
@@ -223,7 +237,7 @@ T diagonal_entry(const host_node<T>& d, std::size_t i, bool inverted) {
   return T(1) / value;
 }
 
-template <class T>
+template <class Space, class T>
 void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c, const structured_product& step) {
   const bool li = step.left_inverse == inverse_use::solve, ri = step.right_inverse == inverse_use::solve;
   if (step.kernel == chain_kernel::diagonal_product) {
@@ -235,52 +249,55 @@ void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c
   const host_node<T>& m = rows ? r : l;
   std::vector<T> factors(rows ? c.rows : c.cols);
   for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = diagonal_entry(d, i, rows ? li : ri);
+  const T* f = factors.data();
   if (m.transposed || m.diagonal_vector || is_triangular(m.kind)) {
-    for (std::size_t j = 0; j < c.cols; ++j)
-      for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = (rows ? factors[i] : factors[j]) * m.masked_at(i, j);
+    for_each_index<Space>(c.cols, [&, f](std::size_t j) {
+      for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = (rows ? f[i] : f[j]) * m.masked_at(i, j);
+    });
     return;
   }
-  for (std::size_t j = 0; j < c.cols; ++j) {  // both column-major: one pass in memory order
+  for_each_index<Space>(c.cols, [&, f](std::size_t j) {  // both column-major: one pass in memory order
     const T* from = m.data + j * m.ld;
     T* to = c.data + j * c.ld;
     if (rows) {
-      for (std::size_t i = 0; i < c.rows; ++i) to[i] = factors[i] * from[i];
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f[i] * from[i];
     } else {
-      const T f = factors[j];
-      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f * from[i];
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f[j] * from[i];
     }
-  }
+  });
 }
 
 // c = D_left M D_right in one pass, for two scalings in a row (D M) D or D (M D): the
 // intermediate is never written. Each diagonal may be used inverted.
-template <class T>
+template <class Space, class T>
 void scale_both(const host_node<T>& left, bool left_inverted, const host_node<T>& m, const host_node<T>& right,
                 bool right_inverted, const host_node<T>& c) {
   std::vector<T> row_factors(c.rows), col_factors(c.cols);
   for (std::size_t i = 0; i < c.rows; ++i) row_factors[i] = diagonal_entry(left, i, left_inverted);
   for (std::size_t j = 0; j < c.cols; ++j) col_factors[j] = diagonal_entry(right, j, right_inverted);
   const bool plain = !m.diagonal_vector && !is_triangular(m.kind) && m.transposed == c.transposed;
+  const T* rf = row_factors.data();
+  const T* cf = col_factors.data();
   if (c.transposed) {  // row-major c: rows outermost
-    for (std::size_t i = 0; i < c.rows; ++i) {
+    for_each_index<Space>(c.rows, [&, rf, cf, plain](std::size_t i) {
       T* to = c.data + i * c.ld;
       if (plain) {
         const T* from = m.data + i * m.ld;
-        for (std::size_t j = 0; j < c.cols; ++j) to[j] = row_factors[i] * from[j] * col_factors[j];
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = rf[i] * from[j] * cf[j];
       } else {
-        for (std::size_t j = 0; j < c.cols; ++j) to[j] = row_factors[i] * m.masked_at(i, j) * col_factors[j];
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = rf[i] * m.masked_at(i, j) * cf[j];
       }
-    }
+    });
   } else {
-    for (std::size_t j = 0; j < c.cols; ++j) {
+    for_each_index<Space>(c.cols, [&, rf, cf, plain](std::size_t j) {
       T* to = c.data + j * c.ld;
       if (plain) {
         const T* from = m.data + j * m.ld;
-        for (std::size_t i = 0; i < c.rows; ++i) to[i] = row_factors[i] * from[i] * col_factors[j];
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = rf[i] * from[i] * cf[j];
       } else {
-        for (std::size_t i = 0; i < c.rows; ++i) to[i] = row_factors[i] * m.masked_at(i, j) * col_factors[j];
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = rf[i] * m.masked_at(i, j) * cf[j];
       }
-    }
+    });
   }
 }
 
@@ -338,7 +355,7 @@ host_node<T> explicit_inverse(const host_node<T>& a, std::vector<T>& storage) {
 
 // One product into c, which is column-major (transposed false). Inverted factors to be used
 // explicitly have been replaced by their inverses (use none).
-template <class T>
+template <class Space, class T>
 void run_column_major_product(const structured_product& step, const host_node<T>& l, const host_node<T>& r,
                               const host_node<T>& c) {
   const bool left = step.side == factor_side::left;
@@ -356,23 +373,23 @@ void run_column_major_product(const structured_product& step, const host_node<T>
     case chain_kernel::gesv:
       // X A^-1 = (A^-T X^T)^T: the right-side solve is the left one of the transposes.
       return left ? dense_solve_left(l, r, c, step.kernel) : dense_solve_left(r.flipped(), l.flipped(), c.flipped(), step.kernel);
-    default: return scaling(l, r, c, step);
+    default: return scaling<Space>(l, r, c, step);
   }
 }
 
 // One product into c, column-major or row-major: a row-major c = L R is computed as the
 // column-major c^T = R^T L^T, sides and inverse uses swapped.
-template <class T>
+template <class Space, class T>
 void run_structured_product(structured_product step, const host_node<T>& l, const host_node<T>& r,
                             const host_node<T>& c) {
-  if (!c.transposed || c.diagonal_vector) return run_column_major_product(step, l, r, c);
+  if (!c.transposed || c.diagonal_vector) return run_column_major_product<Space>(step, l, r, c);
   structured_product mirrored = step;
   mirrored.side = step.side == factor_side::left ? factor_side::right : factor_side::left;
   mirrored.left_inverse = step.right_inverse, mirrored.right_inverse = step.left_inverse;
   mirrored.rows = step.cols, mirrored.cols = step.rows;
   if (step.kernel == chain_kernel::scale_rows) mirrored.kernel = chain_kernel::scale_cols;
   if (step.kernel == chain_kernel::scale_cols) mirrored.kernel = chain_kernel::scale_rows;
-  run_column_major_product(mirrored, r.flipped(), l.flipped(), c.flipped());
+  run_column_major_product<Space>(mirrored, r.flipped(), l.flipped(), c.flipped());
 }
 
 }  // namespace ordo::detail
