@@ -338,6 +338,36 @@ bench_case triangular_chain(double scale) {
   return c;
 }
 
+// --- model: U^-1 L A, where the fewest flops is not the fastest plan (docs/structured_chains.md) ---
+bench_case cost_models(double scale) {
+  const std::size_t n = scaled(scale, 100), k = scaled(scale, 3000);
+  auto u = std::make_shared<host_matrix>(make(14, n, n, "lower")), l = std::make_shared<host_matrix>(make(15, n, n, "lower")),
+       a = std::make_shared<host_matrix>(make(16, n, k));
+  // U^-1 as stored: the transpose of a lower triangle, unit diagonal (the stored 2s are not read).
+  auto r_hand = std::make_shared<host_matrix>(n, k), r_time = std::make_shared<host_matrix>(n, k),
+       r_flops = std::make_shared<host_matrix>(n, k);
+  const std::array<std::size_t, 4> dims{n, n, n, k};
+  const std::array<chain_operand, 3> ops{unit_lower.transpose().inverse(), unit_lower, general};
+  const auto by_time = [=] { return ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops)); };
+  const auto by_flops = [=] {
+    return ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops), ordo::cost_model::flops{});
+  };
+  bench_case c{"model", {}, {}};
+  for (const auto& p : {by_time(), by_flops()}) c.plans.push_back(std::string(p.order()) + " " + std::string(p.kernels()));
+  c.contenders.push_back({"hand", [=] {
+    // The flop-optimal U^-1 (L A) by hand: row-major R = column-major R^T = A^T L^T U^-T; row-major
+    // L is column-major L^T (upper), row-major U-as-stored (lower, its transpose is U) likewise.
+    const int ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const double one = 1;
+    std::memcpy(r_hand->view().data(), a->view().data(), n * k * sizeof(double));
+    lapack::trmm("R", "U", "N", "U", &ki, &ni, &one, l->view().data(), &ni, r_hand->view().data(), &ki);
+    lapack::trsm("R", "U", "T", "U", &ki, &ni, &one, u->view().data(), &ni, r_hand->view().data(), &ki);
+  }, [=] { return values(*r_hand); }});
+  c.contenders.push_back({"ordo", [=] { ordo::evaluate(by_time(), *r_time, *u, *l, *a); }, [=] { return values(*r_time); }});
+  c.contenders.push_back({"ordo_flops", [=] { ordo::evaluate(by_flops(), *r_flops, *u, *l, *a); }, [=] { return values(*r_flops); }});
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,7 +385,7 @@ int main(int argc, char** argv) {
   });
   std::printf("{\"openblas_threads\": %d, \"eigen_threads\": %d, \"armadillo\": \"%s\"}\n", openblas_get_num_threads(),
               Eigen::nbThreads(), arma::arma_version::as_string().c_str());
-  for (auto make_case : {least_squares, generalized_least_squares, whitening, diagonal_scaling, triangular_chain}) {
+  for (auto make_case : {least_squares, generalized_least_squares, whitening, diagonal_scaling, triangular_chain, cost_models}) {
     bench_case c = make_case(scale);
     if (!only.empty() && only.find(c.name) == std::string::npos) continue;
     std::vector<ordo_bench::timed_item> items;
