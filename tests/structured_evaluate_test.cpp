@@ -4,6 +4,8 @@
 // Built into multiply_test (one executable).
 #include <ordo/kernels/cholesky.hpp>
 #include <ordo/kernels/evaluate_structured.hpp>
+#include <ordo/kernels/structured_expression.hpp>
+#include <ordo/kernels/transpose.hpp>
 
 #include "support/execution_spaces.hpp"
 
@@ -377,4 +379,46 @@ TEST_CASE("cholesky_factor: S = L L^T, and generalized least squares through one
   for (std::size_t i = 0; i < p; ++i) {
     CHECK(std::fabs(static_cast<long double>(beta.view()(i, 0)) - reference[i][0]) <= 1e-13L * (1 + std::fabs(reference[i][0])));
   }
+}
+
+TEST_CASE("structured products: the normal equations and a whitening written with *, planned from the types") {
+  using space = Kokkos::DefaultHostExecutionSpace;
+  std::mt19937_64 rng(91);
+  // 60 x 30: large enough that the predicted-time model prefers SYRK to GEMM (at 6 x 3 a call's
+  // overhead decides, and GEMM's is smaller).
+  const stored_operand x = make_operand(matrix_kind::general, 60, 30, rng), y = make_operand(matrix_kind::general, 60, 1, rng);
+  ordo::matrix<double, 60, 30, space> xm;
+  for (std::size_t i = 0; i < 60; ++i)
+    for (std::size_t j = 0; j < 30; ++j) xm.view()(i, j) = static_cast<double>(x.stored[i][j]);
+  ordo::matrix<double, 60, 1, space> ym;
+  for (std::size_t i = 0; i < 60; ++i) ym.view()(i, 0) = static_cast<double>(y.stored[i][0]);
+
+  // beta = (X^T X)^-1 X^T y: SYRK for the Gram matrix, then X^T y (GEMV) and a Cholesky solve.
+  const auto e = ordo::inverse(ordo::spd(ordo::gram(xm))) * ordo::transpose(xm) * ym;
+  static_assert(decltype(e)::kernels() == "syrk gemv posv");
+  static_assert(decltype(e)::order() == "(A1(A2A3))");
+  const ordo::matrix<double, 30, 1, space> beta = e;
+  const long_matrix xt = transposed(x.stored);
+  const long_matrix reference = product(inverse(product(xt, x.stored)), product(xt, y.stored));
+  for (std::size_t i = 0; i < 30; ++i) {
+    CHECK(std::fabs(static_cast<long double>(beta.view()(i, 0)) - reference[i][0]) <= 1e-12L * (1 + std::fabs(reference[i][0])));
+  }
+
+  // L^-1 A L^-T with dynamic extents: planned at evaluation, two triangular solves.
+  const stored_operand l = make_operand(matrix_kind::lower, 5, 5, rng), a = make_operand(matrix_kind::general, 5, 5, rng);
+  const auto lm = to_matrix<double, space>(l.stored, 5, 5), am = to_matrix<double, space>(a.stored, 5, 5);
+  const auto w = ordo::inverse(ordo::lower(lm)) * am * ordo::transpose(ordo::inverse(ordo::lower(lm)));
+  CHECK(w.plan().kernels() == "trsm trsm");
+  const dynamic_matrix<double, space> wm = w;
+  const long_matrix li = inverse(l.meaning);
+  const long_matrix wr = product(product(li, a.stored), transposed(li));
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j)
+      CHECK(std::fabs(static_cast<long double>(wm.view()(i, j)) - wr[i][j]) <= 1e-13L * (1 + std::fabs(wr[i][j])));
+
+  // Extents that do not conform: a dynamic mismatch throws, naming both shapes.
+  const dynamic_matrix<double, space> b(4, 2);
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::lower(lm) * b),
+                       "ordo: operator*: the left operand is 5x5 and the right operand is 4x2 (inner extents 5 != 4)",
+                       std::invalid_argument);
 }

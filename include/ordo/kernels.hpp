@@ -17,6 +17,7 @@
 #include <ordo/kernels/multiply.hpp>
 #include <ordo/kernels/exact_sum.hpp>
 #include <ordo/kernels/reduce.hpp>
+#include <ordo/kernels/structured_expression.hpp>
 #include <ordo/kernels/sum_expression.hpp>
 #include <ordo/kernels/transpose.hpp>
 
