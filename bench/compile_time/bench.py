@@ -21,8 +21,20 @@ HERE = Path(__file__).resolve().parent
 WATCH = ("include", "bench/compile_time")
 DOC = "docs/compile_time.md"
 SECTIONS = ("compile-time-results", "compile-time-hu-shing", "include-cost", "expression-compile", "gemm-view-types",
-            "public-headers", "consumer")
-REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5, 3, 3)))
+            "public-headers", "consumer", "structured-compile")
+REPS = dict(zip(SECTIONS, (3, 3, 7, 5, 5, 3, 3, 5)))
+STRUCTURED_GOAL = 1.0  # issue 31: a 6-operand structured chain planned at compile time, at most + 1 s
+STRUCTURED_UNITS = {  # name: (label, source): the header alone, and with a 6-operand plan (value and product form)
+    "header": ("`#include <ordo/core/structured_chain.hpp>` alone",
+               "#include <ordo/core/structured_chain.hpp>\nint main() { return 0; }\n"),
+    "plan": ("the header and a `constexpr` 6-operand plan: L⁻¹·A·S⁻¹·Bᵀ·D·x (lower⁻¹, general, SPD⁻¹, transposed, "
+             "diagonal, vector), its kernels `static_assert`ed",
+             "#include <ordo/core/structured_chain.hpp>\nusing namespace ordo::operands;\n"
+             "constexpr auto plan = ordo::plan_structured_chain(std::array<std::size_t, 7>{400, 400, 300, 300, 500, 500, 1},"
+             " std::array<ordo::chain_operand, 6>{lower.inverse(), general, spd.inverse(), general.transpose(), diagonal,"
+             " general});\nstatic_assert(plan.kernels() == \"scale_rows gemv posv gemv trsv\");\n"
+             "int main() { return 0; }\n"),
+}
 CONSUMER_GOAL = 1.5  # issue 30: a consumer's 3 x 3 a * b at most 1.5 times a Kokkos hello world
 SEED, GOAL_N, GOAL_GXX = 2026, 64, 0.5  # the DP run's goals: n = 64 within the limits, + 0.5 s on g++
 LONG_GOAL_N, LONG_GOAL, INCLUDE_GOAL = 1024, 0.8, 0.3  # issue 30 (issue 15 asked 1 s): 1024 matrices, + 0.8 s
@@ -539,6 +551,23 @@ def consumer_section(ctx, compilers, reps):
         versions(compilers) + "; Kokkos %s built with each" % kokkos("g++")[1])
 
 
+def structured_section(ctx, compilers, reps):
+    """Issue 31's goal: a 6-operand structured chain planned at compile time within 1 s over its header."""
+    src = {u: write("structured_%s.cpp" % u, text) for u, (_, text) in STRUCTURED_UNITS.items()}
+    res = rounds(ctx, {(c, u): (c, ["-std=c++20", "-O2", "-c", "-I" + INCLUDE], s) for c in compilers
+                       for u, s in src.items()}, reps)
+    rows = [[label] + ["%.2f (%+.2f)" % (res[(c, u)]["cpu"], res[(c, u)]["cpu"] - res[(c, "header")]["cpu"])
+                       for c in compilers] for u, (label, _) in STRUCTURED_UNITS.items()]
+    added = {c: res[(c, "plan")]["cpu"] - res[(c, "header")]["cpu"] for c in compilers}
+    return "\n".join([
+        "`-std=c++20 -O2 -c`: median CPU seconds (user + sys) of %d compiles, round-robin, and in parentheses the time "
+        "added over the header alone, same compiler; %s." % (reps, loads(res)), "",
+        ob.table(["translation unit"] + ["%s CPU s" % c for c in compilers], rows, "l" + "r" * len(compilers)), "",
+        "- Goal (the 6-operand plan at most +%g s over the header): %s." % (STRUCTURED_GOAL, "; ".join(
+            "%s %+.2f s (%s)" % (c, a, "met" if a <= STRUCTURED_GOAL else "not met") for c, a in added.items()))]), \
+        versions(compilers)
+
+
 def gemm_section(ctx, compilers, reps):
     revs = [("before",) + headers(ctx.args.gemm_before), ("after", INCLUDE, WHAT)]
     flags = ["-std=c++20", "-O2", "-fopenmp", "-DORDO_HAS_BLAS=1", "-isystem", kokkos("g++")[0] + "/include", "-c"]
@@ -562,7 +591,7 @@ def measure(ctx):
     global WORK, INCLUDE, WHAT
     a, make = ctx.args, dict(zip(SECTIONS, (chain_section, functools.partial(chain_section, long=True), include_section,
                                              expression_section, gemm_section, public_headers_section,
-                                             consumer_section)))
+                                             consumer_section, structured_section)))
     only, compilers = a.only.split(","), a.compilers.split(",")
     if not set(only) <= set(SECTIONS):
         raise SystemExit("--only: unknown sections %s (known: %s)" % (set(only) - set(SECTIONS), ", ".join(SECTIONS)))
