@@ -90,6 +90,14 @@ void for_each_index(std::size_t count, const F& f) {
 // dst (column-major, ld rows) = src, zero outside a triangular src's triangle.
 template <class T>
 void copy_into(const host_node<T>& src, T* dst, std::size_t ld) {
+  if (!src.transposed && !src.diagonal_vector && !is_triangular(src.kind)) {  // column by column, in memory order
+    for (std::size_t j = 0; j < src.cols; ++j) {
+      const T* from = src.data + j * src.ld;
+      T* to = dst + j * ld;
+      for (std::size_t i = 0; i < src.rows; ++i) to[i] = from[i];
+    }
+    return;
+  }
   for (std::size_t j = 0; j < src.cols; ++j)
     for (std::size_t i = 0; i < src.rows; ++i) dst[i + j * ld] = src.masked_at(i, j);
 }
