@@ -68,7 +68,10 @@ class structured_leaf {
   std::size_t cols() const noexcept { return is_diagonal ? stored_.rows() : Transposed ? stored_.rows() : stored_.cols(); }
   const Stored& stored() const noexcept { return stored_; }
   // What ordo::evaluate reads for this operand.
-  const Stored& materialize() const noexcept { return stored_; }
+  template <auto Model>
+  const Stored& materialize() const noexcept {
+    return stored_;
+  }
 
  private:
   Stored stored_;
@@ -93,7 +96,12 @@ class structured_result {
   std::size_t rows() const { return Transposed ? expression_.cols() : expression_.rows(); }
   std::size_t cols() const { return Transposed ? expression_.rows() : expression_.cols(); }
   const Expression& expression() const noexcept { return expression_; }
-  result_type materialize() const { return expression_; }
+  template <auto Model>
+  result_type materialize() const {
+    result_type result = uninitialized_matrix<result_type>(expression_.rows(), expression_.cols());
+    expression_.template evaluate_into<Model>(result);
+    return result;
+  }
 
  private:
   Expression expression_;
@@ -135,21 +143,22 @@ constexpr std::array<std::size_t, 2 + sizeof...(Rest)> structured_static_dims() 
   return {First::static_rows, First::static_cols, Rest::static_cols...};
 }
 
-template <class... Parts>
+// Model: the cost model (core/cost_model.hpp), a structural value, so a template argument.
+template <auto Model, class... Parts>
 inline constexpr auto structured_plan_v =
-    plan_structured_chain(structured_static_dims<Parts...>(), structured_operands<Parts...>());
+    plan_structured_chain(structured_static_dims<Parts...>(), structured_operands<Parts...>(), Model);
 
 // Kernels of a part that is evaluated first (its own plan's), empty for a stored matrix.
-template <class Part>
+template <auto Model, class Part>
 constexpr std::string_view inner_kernels() {
   if constexpr (requires { typename Part::expression_type; }) {
-    return Part::expression_type::kernels();
+    return Part::expression_type::template kernels<Model>();
   } else {
     return {};
   }
 }
 
-template <class... Parts>
+template <auto Model, class... Parts>
 inline constexpr auto structured_kernels_v = [] {
   fixed_string<48 * (sizeof...(Parts) + 1) * 4> text;
   const auto add = [&](std::string_view k) {
@@ -157,8 +166,8 @@ inline constexpr auto structured_kernels_v = [] {
     if (text.length > 0) text.append(" ");
     text.append(k);
   };
-  (add(inner_kernels<Parts>()), ...);
-  add(structured_plan_v<Parts...>.kernels());
+  (add(inner_kernels<Model, Parts>()), ...);
+  add(structured_plan_v<Model, Parts...>.kernels());
   return text;
 }();
 
@@ -204,38 +213,42 @@ class structured_expression {
   explicit structured_expression(boost::hana::tuple<Parts...> parts) : parts_(std::move(parts)) {}
 
   // The plan (compile time when static) and its kernels: the evaluated-first parts' kernels, then
-  // the chain's; its order.
-  static constexpr std::string_view kernels()
-    requires is_static
-  {
-    return detail::structured_kernels_v<Parts...>.view();
+  // the chain's; its order. Model: the cost model, predicted time by default
+  // (decltype(e)::kernels<ordo::cost_model::flops{}>() for the flop count's plan).
+  template <auto Model = cost_model::predicted_time{}>
+    requires is_static && chain_cost_model<std::remove_cvref_t<decltype(Model)>>
+  static constexpr std::string_view kernels() {
+    return detail::structured_kernels_v<Model, Parts...>.view();
   }
-  static constexpr std::string_view order()
-    requires is_static
-  {
-    return detail::structured_plan_v<Parts...>.order();
+  template <auto Model = cost_model::predicted_time{}>
+    requires is_static && chain_cost_model<std::remove_cvref_t<decltype(Model)>>
+  static constexpr std::string_view order() {
+    return detail::structured_plan_v<Model, Parts...>.order();
   }
+  template <auto Model = cost_model::predicted_time{}>
+    requires chain_cost_model<std::remove_cvref_t<decltype(Model)>>
   auto plan() const {
     if constexpr (is_static) {
-      return detail::structured_plan_v<Parts...>;
+      return detail::structured_plan_v<Model, Parts...>;
     } else {
       std::array<std::size_t, count + 1> dims{};
       std::size_t i = 0;
       boost::hana::for_each(parts_, [&](const auto& p) { dims[i++] = p.rows(); });
       dims[count] = cols();
       static constexpr auto operands = detail::structured_operands<Parts...>();
-      return plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(operands));
+      return plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(operands), Model);
     }
   }
   std::size_t rows() const { return boost::hana::at_c<0>(parts_).rows(); }
   std::size_t cols() const { return boost::hana::at_c<count - 1>(parts_).cols(); }
   const boost::hana::tuple<Parts...>& parts() const noexcept { return parts_; }
 
-  // Evaluates into m: the evaluated-first parts, then the chain (ordo::evaluate).
-  template <any_matrix M>
+  // Evaluates into m: the evaluated-first parts, then the chain (ordo::evaluate), each planned
+  // under Model.
+  template <auto Model = cost_model::predicted_time{}, any_matrix M>
   void evaluate_into(const M& m) const {
-    const auto stored = boost::hana::transform(parts_, [](const auto& p) { return p.materialize(); });
-    const auto planned = plan();
+    const auto stored = boost::hana::transform(parts_, [](const auto& p) { return p.template materialize<Model>(); });
+    const auto planned = plan<Model>();
     boost::hana::unpack(stored, [&](const auto&... operands) { ordo::evaluate(planned, m, operands...); });
   }
   template <any_matrix M>
