@@ -3,6 +3,8 @@
 // time and at run time, and the refusals. Built into planner_test (one executable).
 #include <ordo/core/structured_chain.hpp>
 
+#include "support/long_double_matrix.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -29,46 +31,16 @@ constexpr std::array<matrix_kind, 9> all_kinds{matrix_kind::general,    matrix_k
 // --- the kind rules on explicit matrices ---
 
 constexpr std::size_t order = 4;
-using dense = std::array<std::array<long double, order>, order>;
+using dense = ordo_test::long_matrix;
+using ordo_test::inverse;
 
-dense multiply(const dense& a, const dense& b) {
-  dense c{};
-  for (std::size_t i = 0; i < order; ++i)
-    for (std::size_t j = 0; j < order; ++j)
-      for (std::size_t k = 0; k < order; ++k) c[i][j] += a[i][k] * b[k][j];
-  return c;
-}
-dense transpose(const dense& a) {
-  dense t{};
-  for (std::size_t i = 0; i < order; ++i)
-    for (std::size_t j = 0; j < order; ++j) t[i][j] = a[j][i];
-  return t;
-}
-// Gauss-Jordan with partial pivoting in long double.
-dense inverse(dense a) {
-  dense x{};
-  for (std::size_t i = 0; i < order; ++i) x[i][i] = 1;
-  for (std::size_t c = 0; c < order; ++c) {
-    std::size_t pivot = c;
-    for (std::size_t r = c + 1; r < order; ++r)
-      if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
-    std::swap(a[c], a[pivot]);
-    std::swap(x[c], x[pivot]);
-    const long double p = a[c][c];
-    for (std::size_t j = 0; j < order; ++j) a[c][j] /= p, x[c][j] /= p;
-    for (std::size_t r = 0; r < order; ++r) {
-      if (r == c) continue;
-      const long double f = a[r][c];
-      for (std::size_t j = 0; j < order; ++j) a[r][j] -= f * a[c][j], x[r][j] -= f * x[c][j];
-    }
-  }
-  return x;
-}
+dense multiply(const dense& a, const dense& b) { return ordo_test::product(a, b); }
+dense transpose(const dense& a) { return ordo_test::transposed(a); }
 
 // A random nonsingular instance of a kind, integer entries.
 dense instance(matrix_kind kind, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> entry(-3, 3);
-  dense a{};
+  dense a = ordo_test::zeros(order, order);
   for (auto& row : a)
     for (auto& e : row) e = entry(rng);
   const auto keep = [&](auto inside) {
@@ -107,7 +79,7 @@ dense instance(matrix_kind kind, std::mt19937_64& rng) {
     case matrix_kind::orthogonal: {  // a random signed permutation
       std::array<std::size_t, order> p{0, 1, 2, 3};
       std::shuffle(p.begin(), p.end(), rng);
-      a = {};
+      a = ordo_test::zeros(order, order);
       for (std::size_t i = 0; i < order; ++i) a[i][p[i]] = entry(rng) < 0 ? -1 : 1;
       break;
     }
@@ -130,7 +102,7 @@ bool has_kind(const dense& m, matrix_kind kind) {
     case matrix_kind::symmetric: return all([&](std::size_t i, std::size_t j) { return near(m[i][j], m[j][i]); });
     case matrix_kind::spd: {
       if (!has_kind(m, matrix_kind::symmetric)) return false;
-      dense l{};  // Cholesky in long double: SPD iff every pivot is positive
+      dense l = ordo_test::zeros(order, order);  // Cholesky in long double: SPD iff every pivot is positive
       for (std::size_t j = 0; j < order; ++j) {
         long double d = m[j][j];
         for (std::size_t k = 0; k < j; ++k) d -= l[j][k] * l[j][k];

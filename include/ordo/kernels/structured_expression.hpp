@@ -316,38 +316,25 @@ auto with_kind(const T& x) {
 
 }  // namespace detail
 
-template <class T>
-auto general(const T& x) {
-  return detail::with_kind<matrix_kind::general>(x);
-}
-template <class T>
-auto symmetric(const T& x) {
-  return detail::with_kind<matrix_kind::symmetric>(x);
-}
-template <class T>
-auto spd(const T& x) {
-  return detail::with_kind<matrix_kind::spd>(x);
-}
-template <class T>
-auto lower(const T& x) {
-  return detail::with_kind<matrix_kind::lower>(x);
-}
-template <class T>
-auto upper(const T& x) {
-  return detail::with_kind<matrix_kind::upper>(x);
-}
-template <class T>
-auto unit_lower(const T& x) {
-  return detail::with_kind<matrix_kind::unit_lower>(x);
-}
-template <class T>
-auto unit_upper(const T& x) {
-  return detail::with_kind<matrix_kind::unit_upper>(x);
-}
-template <class T>
-auto orthogonal(const T& x) {
-  return detail::with_kind<matrix_kind::orthogonal>(x);
-}
+namespace detail {
+// ordo::lower(x) and its siblings: one callable per kind.
+template <matrix_kind Kind>
+struct kind_marker {
+  template <class T>
+  auto operator()(const T& x) const {
+    return with_kind<Kind>(x);
+  }
+};
+}  // namespace detail
+
+inline constexpr detail::kind_marker<matrix_kind::general> general{};
+inline constexpr detail::kind_marker<matrix_kind::symmetric> symmetric{};
+inline constexpr detail::kind_marker<matrix_kind::spd> spd{};
+inline constexpr detail::kind_marker<matrix_kind::lower> lower{};
+inline constexpr detail::kind_marker<matrix_kind::upper> upper{};
+inline constexpr detail::kind_marker<matrix_kind::unit_lower> unit_lower{};
+inline constexpr detail::kind_marker<matrix_kind::unit_upper> unit_upper{};
+inline constexpr detail::kind_marker<matrix_kind::orthogonal> orthogonal{};
 
 // X^T X of one stored X: SYRK when the planner multiplies the pair.
 template <any_matrix M>
