@@ -424,6 +424,7 @@ TEST_CASE_TEMPLATE_DEFINE("the reducers work inside users' parallel_reduce" * do
 }
 ORDO_TEST_ALL_SPACES(reducers_id);
 
+#if defined(KOKKOS_ENABLE_OPENMP)  // the thread counts are OpenMP's (registered with OpenMP only)
 TEST_CASE("the exact sum is the same bits for every thread count this process runs with") {
   // ctest runs this binary with 1, 2 and 4 OpenMP threads (reduce_test.threads_N); each run checks
   // the bits against the exact oracle, so all runs agree with each other.
@@ -439,6 +440,7 @@ TEST_CASE("the exact sum is the same bits for every thread count this process ru
   CHECK(ordo_test::is_correctly_rounded(ordo::sum(view), reference));
   CHECK(ordo_test::is_correctly_rounded(ordo::mean(view), reference, values.size()));
 }
+#endif
 
 // ---- The block fast paths of the exact sum (docs/reductions.md, "Blocks") ----
 //

@@ -45,18 +45,31 @@ void upload(const View& v, const HostView& host) {
   Kokkos::deep_copy(v, same_space);
 }
 
+// Whether the host may read v's memory directly (then any layout copies to a host mirror).
+template <class View>
+inline constexpr bool host_readable_v =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
+
 template <class View>
 auto host_copy(const View& v) {
-  auto copy = Kokkos::create_mirror(v);
-  Kokkos::deep_copy(copy, v);
-  return copy;
+  if constexpr (host_readable_v<View>) {
+    auto copy = Kokkos::create_mirror(v);
+    Kokkos::deep_copy(copy, v);
+    return copy;
+  } else {
+    return download(v);  // a strided device View has no direct copy to the host
+  }
 }
 
 template <class View>
 auto readable_on_host(const View& v) {
-  auto mirror = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(mirror, v);
-  return mirror;
+  if constexpr (host_readable_v<View>) {
+    auto mirror = Kokkos::create_mirror_view(v);
+    Kokkos::deep_copy(mirror, v);
+    return mirror;
+  } else {
+    return download(v);
+  }
 }
 
 }  // namespace ordo_test
