@@ -173,12 +173,10 @@ TEST_CASE("Hu-Shing agrees with the DP on 10^4 random chains of up to 400 matric
 // the dims would have chosen.
 template <class Number>
 std::uint64_t hu_shing_cost_with(const std::vector<std::size_t>& dims) {
-  ordo::detail::scratch_array<std::uint64_t> w;
-  std::uint64_t largest = 0;
-  (void)ordo::detail::relabel_polygon(dims, w, largest);
+  const ordo::detail::relabelled_polygon w = ordo::detail::relabel_polygon(dims);
   ordo::detail::scratch_array<ordo::detail::polygon_triangle> triangles(dims.size() - 2);
   const auto vertices = static_cast<ordo::detail::polygon_index>(dims.size());
-  return ordo::detail::hu_shing_triangulator<Number>(w.data(), vertices).triangulate(triangles.data());
+  return ordo::detail::hu_shing_triangulator<Number>(w, vertices).triangulate(triangles.data());
 }
 
 TEST_CASE("Hu-Shing's exact arithmetics each give the DP's optimum on 2000 random chains") {

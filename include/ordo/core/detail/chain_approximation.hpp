@@ -33,7 +33,7 @@ constexpr bool cuts_off(std::uint64_t w0, std::uint64_t ws, std::uint64_t wt, st
 }
 
 template <class Number>
-constexpr void approximate_triangulation(const std::uint64_t* w, polygon_index vertices,
+constexpr void approximate_triangulation(const relabelled_polygon& w, polygon_index vertices,
                                          polygon_triangle* triangles) {
   scratch_array<polygon_index> stack_space(vertices, for_overwrite);
   polygon_index* stack = stack_space.data();
@@ -56,20 +56,19 @@ constexpr preorder_splits approximate_order(std::span<const std::size_t> dims) {
   if (vertices >= std::numeric_limits<polygon_index>::max()) {
     throw chain_argument_error("ordo::plan_chain: the approximation plans chains of fewer than 2^32 - 2 matrices");
   }
-  scratch_array<std::uint64_t> w;
-  std::uint64_t largest = 0;
-  const std::size_t first = relabel_polygon(dims, w, largest);
+  const relabelled_polygon w = relabel_polygon(dims);
+  const std::uint64_t largest = w.largest;
   scratch_array<polygon_triangle> triangles(vertices - 2, for_overwrite);
   if (w[0] == 0) {
     // The fan at a zero vertex costs nothing: optimal.
     for (polygon_index r = 1; r + 1 < vertices; ++r) triangles[r - 1] = {0, r, r + 1};
   } else if (saturating_product(saturating_product(largest, largest), largest) <= ~std::uint64_t{0} / 2) {
     // Each side of the condition is at most 2 max(d)^3.
-    approximate_triangulation<std::uint64_t>(w.data(), static_cast<polygon_index>(vertices), triangles.data());
+    approximate_triangulation<std::uint64_t>(w, static_cast<polygon_index>(vertices), triangles.data());
   } else {
-    approximate_triangulation<wide_unsigned<4>>(w.data(), static_cast<polygon_index>(vertices), triangles.data());
+    approximate_triangulation<wide_unsigned<4>>(w, static_cast<polygon_index>(vertices), triangles.data());
   }
-  return splits_of_relabelled(triangles.data(), vertices - 2, first, vertices);
+  return splits_of_relabelled(triangles.data(), vertices - 2, w.first, vertices);
 }
 
 }  // namespace ordo::detail

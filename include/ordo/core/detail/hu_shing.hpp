@@ -34,6 +34,7 @@
 #include <ordo/core/detail/chain_triangulation.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -181,6 +182,21 @@ struct hu_shing_result {
 // Vertex and arc numbers: chains have fewer than 2^32 - 1 matrices (hu_shing_order checks).
 using polygon_index = std::uint32_t;
 
+// The polygon of step 1 with its first smallest vertex as V0: weight r is dims[(first + r) mod N]
+// for r = 0..N (weight N repeats weight 0). Read in place rather than copied: for 10^7 matrices
+// a copy would be 80 MB of the planner's peak memory (issue 30).
+struct relabelled_polygon {
+  const std::size_t* dims = nullptr;
+  std::size_t vertices = 0;
+  std::size_t first = 0;
+  std::uint64_t largest = 0;
+
+  constexpr std::uint64_t operator[](std::size_t r) const noexcept {
+    const std::size_t i = first + r;
+    return dims[i < vertices ? i : i - vertices];
+  }
+};
+
 // Steps 2-4 on a relabelled polygon, with Number exact for every sum the steps form:
 // std::uint64_t when 4 (n + 3) max(d)^3 fits, else unsigned __int128 when that fits, else 512-bit
 // integers. Loops index raw arrays
@@ -192,10 +208,11 @@ class hu_shing_triangulator {
 
  public:
   // w[r] is the weight of relabelled vertex r = 0..N-1 (w[0] smallest, and nonzero); w[N] = w[0].
-  constexpr hu_shing_triangulator(const std::uint64_t* w, index vertices)
-      : w_(w), vertices_(vertices), arc_space_(vertices, for_overwrite),
+  constexpr hu_shing_triangulator(const relabelled_polygon& w, index vertices)
+      : w_(w), vertices_(vertices), arc_space_(vertices, for_overwrite), state_space_(vertices, for_overwrite),
         prefix_space_(vertices + std::size_t{1}), kept_space_(2 * (vertices + std::size_t{1}), for_overwrite) {
     arcs_ = arc_space_.data();
+    state_ = state_space_.data();
     prefix_ = prefix_space_.data();
     kept_from_ = kept_space_.data();
     kept_to_ = kept_from_ + (vertices + std::size_t{1});
@@ -213,18 +230,35 @@ class hu_shing_triangulator {
   }
 
  private:
-  // 56 bytes on the 64-bit path: a chain of 10^7 matrices lists millions of arcs. w(u) w(v) is
-  // recomputed where needed rather than stored, and a leftist heap's rank is at most log2(n + 1).
+  // A chain of 10^7 matrices lists up to 10^7 arcs, so every byte of an arc counts (issue 30's
+  // 1 GB for 10^7 matrices): 48 bytes on the 64-bit path, 64 on the 128-bit one. Numbers are kept
+  // in 8-byte words (unsigned __int128's 16-byte alignment would pad the arc to 80 bytes); w(u) w(v)
+  // and the lower end are recomputed where needed rather than stored; a leftist heap's rank (at
+  // most log2(n + 1)) and the alive flag share one byte in a parallel array.
+  struct stored_number {
+    std::array<std::uint64_t, (sizeof(Number) + 7) / 8> words;
+  };
+  static constexpr stored_number store(const Number& x) noexcept { return std::bit_cast<stored_number>(x); }
+  static constexpr Number load(const stored_number& x) noexcept { return std::bit_cast<Number>(x); }
   struct arc {
-    Number num, den;  // of the heap entry this arc heads (its group)
-    index u, v, low;
+    stored_number num, den;  // of the heap entry this arc heads (its group)
+    index u, v;
     index heap_left, heap_right;
     index last_member, next_member;      // the group, a list from its head
     index previous_at_u, previous_at_v;  // arcs kept earlier at u (v)
-    std::uint8_t heap_rank;
-    bool alive;
   };
+  static_assert(sizeof(arc) == 2 * sizeof(stored_number) + 8 * sizeof(index),
+                "hu_shing_triangulator: an arc grew past its 48 (64-bit) or 64 (128-bit) bytes");
+  static constexpr std::uint8_t alive_bit = 0x80, rank_bits = 0x7f;
+  constexpr bool alive(index a) const noexcept { return (state_[a] & alive_bit) != 0; }
+  constexpr void kill(index a) noexcept { state_[a] = static_cast<std::uint8_t>(state_[a] & rank_bits); }
+  constexpr std::uint8_t heap_rank(index a) const noexcept { return static_cast<std::uint8_t>(state_[a] & rank_bits); }
+  constexpr void set_heap_rank(index a, int rank) noexcept {
+    state_[a] = static_cast<std::uint8_t>((state_[a] & alive_bit) | rank);
+  }
   constexpr Number weight_product(const arc& a) const noexcept { return Number{w_[a.u]} * Number{w_[a.v]}; }
+  // The arc's lower end in the strict order of step 1.
+  constexpr index low(const arc& a) const noexcept { return vertex_less(a.u, a.v) ? a.u : a.v; }
 
   // Vertex a before vertex b in the strict order of step 1.
   constexpr bool vertex_less(index a, index b) const noexcept {
@@ -244,8 +278,8 @@ class hu_shing_triangulator {
       while (depth >= 2 && vertex_less(i, stack[depth - 1])) {
         const index below = stack[depth - 2];
         if (below != 0) {
-          arcs_[arc_count_++] = {Number{0}, Number{0}, below, i, vertex_less(below, i) ? below : i, none, none,
-                                 none, none, none, none, 1, true};
+          arcs_[arc_count_] = {store(Number{0}), store(Number{0}), below, i, none, none, none, none, none, none};
+          state_[arc_count_++] = alive_bit | 1;
         }
         --depth;
       }
@@ -259,41 +293,41 @@ class hu_shing_triangulator {
   // The outline's side at the arc's lower end other than the arc: the outermost kept arc there
   // inside it, or the polygon side.
   constexpr Number side_at_low(const arc& h) {
-    if (h.low == h.u) {
+    if (low(h) == h.u) {
       index top = kept_from_[h.u];
-      while (top != none && !arcs_[top].alive) top = arcs_[top].previous_at_u;
+      while (top != none && !alive(top)) top = arcs_[top].previous_at_u;
       kept_from_[h.u] = top;
       return top != none ? weight_product(arcs_[top]) : side(h.u);
     }
     index top = kept_to_[h.v];
-    while (top != none && !arcs_[top].alive) top = arcs_[top].previous_at_v;
+    while (top != none && !alive(top)) top = arcs_[top].previous_at_v;
     kept_to_[h.v] = top;
     return top != none ? weight_product(arcs_[top]) : side(h.v - 1);
   }
 
   // Leftist max-heap on supports; the recursion follows right spines, O(log n) deep.
   constexpr bool support_less(index x, index y) const noexcept {
-    return ratio_less(arcs_[x].num, arcs_[x].den, arcs_[y].num, arcs_[y].den);
+    return ratio_less(load(arcs_[x].num), load(arcs_[x].den), load(arcs_[y].num), load(arcs_[y].den));
   }
   constexpr index merge(index x, index y) {
     if (x == none) return y;
     if (y == none) return x;
-    if (ratio_less(arcs_[x].num, arcs_[x].den, arcs_[y].num, arcs_[y].den)) {
+    if (support_less(x, y)) {
       const index s = x;
       x = y;
       y = s;
     }
     arc& top = arcs_[x];
     const index right = merge(top.heap_right, y);
-    const std::uint8_t left_rank = top.heap_left == none ? 0 : arcs_[top.heap_left].heap_rank;
-    const std::uint8_t right_rank = arcs_[right].heap_rank;
+    const std::uint8_t left_rank = top.heap_left == none ? 0 : heap_rank(top.heap_left);
+    const std::uint8_t right_rank = heap_rank(right);
     if (left_rank < right_rank) {
       top.heap_right = top.heap_left;
       top.heap_left = right;
-      top.heap_rank = static_cast<std::uint8_t>(left_rank + 1);
+      set_heap_rank(x, left_rank + 1);
     } else {
       top.heap_right = right;
-      top.heap_rank = static_cast<std::uint8_t>(right_rank + 1);
+      set_heap_rank(x, right_rank + 1);
     }
     return x;
   }
@@ -301,10 +335,10 @@ class hu_shing_triangulator {
   // Removes the heap's groups whose support reaches the fan weight (S >= weight), largest first;
   // each grows the outline by its denominator: its arcs' outlines replace the arcs themselves.
   constexpr index remove_reaching(index heap, const Number& weight, Number& outline) {
-    while (heap != none && !ratio_less(arcs_[heap].num, arcs_[heap].den, weight, Number{1})) {
+    while (heap != none && !ratio_less(load(arcs_[heap].num), load(arcs_[heap].den), weight, Number{1})) {
       const arc& g = arcs_[heap];
-      outline = outline + g.den;
-      for (index m = heap; m != none; m = arcs_[m].next_member) arcs_[m].alive = false;
+      outline = outline + load(g.den);
+      for (index m = heap; m != none; m = arcs_[m].next_member) kill(m);
       heap = merge(g.heap_left, g.heap_right);
     }
     return heap;
@@ -332,16 +366,16 @@ class hu_shing_triangulator {
       arc& h = arcs_[id];
       Number outline = path_sum(h.u, h.v);  // the region's sides other than the arc itself
       index heap = adopt_children(h.u, h.v, outline);
-      const Number weight{w_[h.low]};
+      const Number weight{w_[low(h)]};
       heap = remove_reaching(heap, weight, outline);
-      h.num = weight * (outline - side_at_low(h));
-      h.den = outline - weight_product(h);
+      h.num = store(weight * (outline - side_at_low(h)));
+      h.den = store(outline - weight_product(h));
       h.last_member = id;
       // Groups below whose support is at least this one's go wherever this one goes.
       while (heap != none && !support_less(heap, id)) {
         const arc& g = arcs_[heap];
-        h.num = h.num + g.num;
-        h.den = h.den + g.den;
+        h.num = store(load(h.num) + load(g.num));
+        h.den = store(load(h.den) + load(g.den));
         arcs_[h.last_member].next_member = heap;
         h.last_member = g.last_member;
         heap = merge(g.heap_left, g.heap_right);
@@ -364,7 +398,7 @@ class hu_shing_triangulator {
     if (heap != none) finished[depth++] = heap;
     while (depth > 0) {
       const arc& g = arcs_[finished[--depth]];
-      total_ = total_ + g.num;
+      total_ = total_ + load(g.num);
       if (g.heap_left != none) finished[depth++] = g.heap_left;
       if (g.heap_right != none) finished[depth++] = g.heap_right;
     }
@@ -393,17 +427,19 @@ class hu_shing_triangulator {
       }
       // Kept arcs from p, outermost (kept last) first.
       for (index a = kept_from_[p]; a != none; a = arcs_[a].previous_at_u) {
-        if (arcs_[a].alive) open[depth++] = {arcs_[a].low, p, arcs_[a].v};
+        if (alive(a)) open[depth++] = {low(arcs_[a]), p, arcs_[a].v};
       }
     }
   }
 
-  const std::uint64_t* w_;
+  relabelled_polygon w_;
   index vertices_;
   scratch_array<arc> arc_space_;
+  scratch_array<std::uint8_t> state_space_;
   scratch_array<Number> prefix_space_;
   scratch_array<index> kept_space_;
   arc* arcs_ = nullptr;
+  std::uint8_t* state_ = nullptr;
   Number* prefix_ = nullptr;
   index* kept_from_ = nullptr;
   index* kept_to_ = nullptr;
@@ -416,23 +452,16 @@ constexpr std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) noe
   return p.high != 0 ? std::numeric_limits<std::uint64_t>::max() : p.low;
 }
 
-// The relabelling of step 1: the first smallest vertex becomes V0. Returns its old position;
-// w gets N + 1 weights, the last repeating the first.
-constexpr std::size_t relabel_polygon(std::span<const std::size_t> dims, scratch_array<std::uint64_t>& w,
-                                      std::uint64_t& largest) {
-  const std::size_t vertices = dims.size();
+// The relabelling of step 1: the first smallest vertex becomes V0. Returns the polygon's weights
+// in the new labels, read in place from dims (which must outlive it).
+constexpr relabelled_polygon relabel_polygon(std::span<const std::size_t> dims) noexcept {
+  relabelled_polygon polygon{dims.data(), dims.size(), 0, 0};
   const std::size_t* d = dims.data();
-  std::size_t first = 0;
-  largest = 0;
-  for (std::size_t i = 0; i < vertices; ++i) {
-    if (d[i] < d[first]) first = i;
-    if (d[i] > largest) largest = d[i];
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (d[i] < d[polygon.first]) polygon.first = i;
+    if (d[i] > polygon.largest) polygon.largest = d[i];
   }
-  w = scratch_array<std::uint64_t>(vertices + 1, for_overwrite);
-  std::uint64_t* out = w.data();
-  for (std::size_t i = first; i < vertices; ++i) *out++ = d[i];
-  for (std::size_t i = 0; i <= first; ++i) *out++ = d[i];
-  return first;
+  return polygon;
 }
 
 // Triangles of the relabelled polygon back in the chain's vertices, then the tree.
@@ -473,12 +502,11 @@ constexpr hu_shing_result hu_shing_order(std::span<const std::size_t> dims) {
   const std::size_t vertices = dims.size();
   const std::size_t n = vertices - 1;
   if (n == 1) return result;
-  scratch_array<std::uint64_t> w;
-  std::uint64_t largest = 0;
   if (vertices >= std::numeric_limits<polygon_index>::max()) {
     throw chain_argument_error("ordo::plan_chain: Hu-Shing plans chains of fewer than 2^32 - 2 matrices");
   }
-  const std::size_t first = relabel_polygon(dims, w, largest);
+  const relabelled_polygon w = relabel_polygon(dims);
+  const std::uint64_t largest = w.largest;
   scratch_array<polygon_triangle> triangles(n - 1, for_overwrite);
   if (w[0] == 0 || n == 2) {
     // A zero weight makes the fan at V0 free; with three vertices the fan is the only tree.
@@ -490,18 +518,18 @@ constexpr hu_shing_result hu_shing_order(std::span<const std::size_t> dims) {
         saturating_product(saturating_product(largest, largest), largest), 4 * (std::uint64_t{n} + 3));
     const auto size = static_cast<polygon_index>(vertices);
     if (bound != std::numeric_limits<std::uint64_t>::max()) {
-      result.cost = hu_shing_triangulator<std::uint64_t>(w.data(), size).triangulate(triangles.data());
+      result.cost = hu_shing_triangulator<std::uint64_t>(w, size).triangulate(triangles.data());
     } else if (fits_in_128_bits(largest, n)) {
 #if defined(__SIZEOF_INT128__)
-      result.cost = hu_shing_triangulator<uint128>(w.data(), size).triangulate(triangles.data());
+      result.cost = hu_shing_triangulator<uint128>(w, size).triangulate(triangles.data());
 #else
-      result.cost = hu_shing_triangulator<wide_unsigned<4>>(w.data(), size).triangulate(triangles.data());
+      result.cost = hu_shing_triangulator<wide_unsigned<4>>(w, size).triangulate(triangles.data());
 #endif
     } else {
-      result.cost = hu_shing_triangulator<wide_unsigned<8>>(w.data(), size).triangulate(triangles.data());
+      result.cost = hu_shing_triangulator<wide_unsigned<8>>(w, size).triangulate(triangles.data());
     }
   }
-  result.splits = splits_of_relabelled(triangles.data(), n - 1, first, vertices);
+  result.splits = splits_of_relabelled(triangles.data(), n - 1, w.first, vertices);
   return result;
 }
 
