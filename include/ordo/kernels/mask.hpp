@@ -149,7 +149,60 @@ axis_order memory_order(const View& v) {
   }
 }
 
-// The device shape's kernel: voxel i of a flat range is (slow, middle, fast) in memory order.
+// fn(run) for the rank-1 View of the voxels at[] along the fastest axis (at[order.fast] is
+// ignored): the layout's own subview where the layout names the axis, else by the strides' order.
+template <class View, class Fn>
+KOKKOS_INLINE_FUNCTION void with_run(const View& out, const axis_order& order, const std::int64_t (&at)[3], const Fn& fn) {
+  using layout = typename View::array_layout;
+  if constexpr (std::is_same_v<layout, Kokkos::LayoutLeft>) {
+    fn(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]));
+  } else if constexpr (std::is_same_v<layout, Kokkos::LayoutRight>) {
+    fn(Kokkos::subview(out, at[0], at[1], Kokkos::ALL));
+  } else if (order.fast == 0) {
+    fn(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]));
+  } else if (order.fast == 1) {
+    fn(Kokkos::subview(out, at[0], Kokkos::ALL, at[2]));
+  } else {
+    fn(Kokkos::subview(out, at[0], at[1], Kokkos::ALL));
+  }
+}
+
+// Runs along the fastest axis at least this long take a team each in the device shape.
+inline constexpr std::int64_t mask_team_run_min = 32;
+
+// The device shape for runs that fill a warp: team r fills run r (its slow and middle coordinates
+// decoded once per team), neighbouring threads neighbouring voxels. One voxel per thread of a flat
+// range pays two integer divisions and a whole index computation per 1-byte store, which set the
+// time on the H200 of the second GPU run (642 µs for 512^3 against 32 µs for a memset of the
+// same bytes, docs/gpu.md). Each voxel's test is the flat kernel's expression: the same bits.
+template <class ExecutionSpace, class View>
+void fill_sphere_mask_runs(const ExecutionSpace& space, const View& mask, const sphere& s, const axis_order order,
+                           const std::int64_t n_middle, const std::int64_t runs, const std::int64_t n_fast) {
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
+  Kokkos::parallel_for(
+      "ordo::fill_sphere_mask", policy_type(space, static_cast<int>(runs), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const typename policy_type::member_type& team) {
+        const std::int64_t run = team.league_rank();
+        std::int64_t at[3] = {0, 0, 0};
+        at[order.slow] = run / n_middle;
+        at[order.middle] = run % n_middle;
+        const double dx = static_cast<double>(at[0]) - s.cx, dy = static_cast<double>(at[1]) - s.cy,
+                     dz = static_cast<double>(at[2]) - s.cz;
+        const int fast = order.fast;
+        const double cc = fast == 0 ? s.cx : (fast == 1 ? s.cy : s.cz);
+        const double threshold = s.threshold;
+        const std::int64_t length = n_fast;
+        with_run(mask, order, at, [&](const auto& row) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, length), [&](const std::int64_t c) {
+            const double dc = static_cast<double>(c) - cc;
+            row(c) = squared_distance(fast == 0 ? dc : dx, fast == 1 ? dc : dy, fast == 2 ? dc : dz) < threshold ? 1 : 0;
+          });
+        });
+      });
+}
+
+// The device shape's kernel for short runs: voxel i of a flat range is (slow, middle, fast) in
+// memory order.
 template <class Index, class ExecutionSpace, class View>
 void fill_sphere_mask_voxels(const ExecutionSpace& space, const View& mask, const sphere& s, const axis_order order,
                              const std::int64_t n_slow, const std::int64_t n_middle, const std::int64_t n_fast) {
@@ -171,9 +224,10 @@ void fill_sphere_mask_voxels(const ExecutionSpace& space, const View& mask, cons
 }
 
 // The host shape: one run per thread along the fastest axis (long contiguous runs, filled at
-// memset speed). The device shape: one voxel per thread of a flat range whose fastest index is
-// the fastest axis, so that neighbouring threads store neighbouring bytes; each thread makes the
-// exact test the host shape's interval comes from, so the two agree bit for bit.
+// memset speed). The device shape: a team per run where runs are at least mask_team_run_min
+// voxels long, else one voxel per thread of a flat range whose fastest index is the fastest axis;
+// either way neighbouring threads store neighbouring bytes, and each voxel gets the exact test
+// the host shape's interval comes from, so the shapes agree bit for bit.
 template <launch_shape Shape, class ExecutionSpace, class View>
 void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const sphere& s) {
   const std::int64_t extent[3] = {static_cast<std::int64_t>(mask.extent(0)), static_cast<std::int64_t>(mask.extent(1)),
@@ -192,23 +246,14 @@ void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const spher
           const double dx = static_cast<double>(at[0]) - s.cx, dy = static_cast<double>(at[1]) - s.cy,
                        dz = static_cast<double>(at[2]) - s.cz;
           const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
-          // Named before the if constexpr: nvcc's extended lambdas cannot capture a variable
-          // first inside one.
-          const View& out = mask;
           const std::int64_t length = n_fast;
-          using layout = typename View::array_layout;
-          if constexpr (std::is_same_v<layout, Kokkos::LayoutLeft>) {
-            write_run(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]), length, 0, dx, dy, dz, cc, s.threshold);
-          } else if constexpr (std::is_same_v<layout, Kokkos::LayoutRight>) {
-            write_run(Kokkos::subview(out, at[0], at[1], Kokkos::ALL), length, 2, dx, dy, dz, cc, s.threshold);
-          } else if (order.fast == 0) {
-            write_run(Kokkos::subview(out, Kokkos::ALL, at[1], at[2]), length, 0, dx, dy, dz, cc, s.threshold);
-          } else if (order.fast == 1) {
-            write_run(Kokkos::subview(out, at[0], Kokkos::ALL, at[2]), length, 1, dx, dy, dz, cc, s.threshold);
-          } else {
-            write_run(Kokkos::subview(out, at[0], at[1], Kokkos::ALL), length, 2, dx, dy, dz, cc, s.threshold);
-          }
+          const double threshold = s.threshold;
+          const int fast = order.fast;
+          with_run(mask, order, at,
+                   [&](const auto& row) { write_run(row, length, fast, dx, dy, dz, cc, threshold); });
         });
+  } else if (n_fast >= mask_team_run_min && n_slow * n_middle <= std::numeric_limits<int>::max()) {
+    fill_sphere_mask_runs(space, mask, s, order, n_middle, n_slow * n_middle, n_fast);
   } else {
     // 32-bit index arithmetic where it suffices: a 64-bit division costs a GPU tens of instructions.
     if (n_slow * n_middle * n_fast <= std::numeric_limits<std::int32_t>::max()) {

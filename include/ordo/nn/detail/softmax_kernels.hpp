@@ -524,6 +524,33 @@ struct host_backward_kernel {
 // ------------------------------------------------------------------------------------------------
 // Device shape.
 
+// The elements c = lane, lane + 16, ... < n of one lane of a row, in index order: use(c, load(c)),
+// with the loads of softmax_device_batch elements issued before any of them is used. A device
+// thread walks a 32000-element row 16 apart with a serial online update (or, in place, stores that
+// may alias the next load); one load in flight per thread left the H200 of the second GPU run
+// mostly idle (softmax at 7 % of copy bandwidth, docs/gpu.md). A batch keeps every operation's
+// order, so the bits are those of the plain loop (the shapes' bitwise tests), and in place each
+// element is still read before its own result is written.
+inline constexpr int softmax_device_batch = 8;
+
+template <class Load, class Use>
+KOKKOS_FORCEINLINE_FUNCTION void for_lane_elements(std::int64_t lane, std::int64_t n, const Load& load, const Use& use) {
+  constexpr std::int64_t step = softmax_lanes;
+  std::int64_t c = lane;
+  for (; c + (softmax_device_batch - 1) * step < n; c += softmax_device_batch * step) {
+    decltype(load(c)) batch[softmax_device_batch];
+    for (int b = 0; b < softmax_device_batch; ++b) batch[b] = load(c + b * step);
+    for (int b = 0; b < softmax_device_batch; ++b) use(c + b * step, batch[b]);
+  }
+  for (; c < n; c += step) use(c, load(c));
+}
+
+// One element of each of two rows, loaded together (the backward passes read dy and y).
+template <class C>
+struct softmax_element_pair {
+  C first, second;
+};
+
 template <class Space>
 using softmax_team_member_t = typename Kokkos::TeamPolicy<Space>::member_type;
 template <class Space>
@@ -565,15 +592,16 @@ struct team_forward_kernel {
       const std::int64_t r = first + j / softmax_lanes;
       C m = minus_inf;
       A s = 0;
-      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
-        const C v = static_cast<C>(in.v(r, c));
-        if (v > m) {
-          s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
-          m = v;
-        } else if (v != minus_inf) {  // NaN makes the sum NaN
-          s += static_cast<A>(softmax_exp<C>(v - m));
-        }
-      }
+      for_lane_elements(
+          j % softmax_lanes, n, [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); },
+          [&](std::int64_t, const C v) {
+            if (v > m) {
+              s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
+              m = v;
+            } else if (v != minus_inf) {  // NaN makes the sum NaN
+              s += static_cast<A>(softmax_exp<C>(v - m));
+            }
+          });
       lane_max[j] = static_cast<double>(m);
       lane_sum[j] = static_cast<double>(s);
     });
@@ -620,14 +648,15 @@ struct team_forward_kernel {
           return;
         }
         const C value = static_cast<C>(row_value[g]);
-        for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
-          const C v = static_cast<C>(in.v(r, c));
-          if constexpr (Op == softmax_op::softmax) {
-            out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
-          } else {
-            out.v(r, c) = to_storage<storage>((v - m) - value);
-          }
-        }
+        for_lane_elements(
+            j % softmax_lanes, n, [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); },
+            [&](std::int64_t c, const C v) {
+              if constexpr (Op == softmax_op::softmax) {
+                out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
+              } else {
+                out.v(r, c) = to_storage<storage>((v - m) - value);
+              }
+            });
       });
     }
   }
@@ -655,13 +684,17 @@ struct team_backward_kernel {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
       const std::int64_t r = first + j / softmax_lanes;
       A s = 0;
-      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
-        if constexpr (Op == softmax_backward_op::softmax) {
-          s += static_cast<A>(static_cast<C>(g_in.v(r, c))) * static_cast<A>(static_cast<C>(y_in.v(r, c)));
-        } else {
-          s += static_cast<A>(static_cast<C>(g_in.v(r, c)));
-        }
-      }
+      // Each term is formed alone, so forming a batch of them first keeps the sum's order.
+      for_lane_elements(
+          j % softmax_lanes, n,
+          [&](std::int64_t c) {
+            if constexpr (Op == softmax_backward_op::softmax) {
+              return static_cast<A>(static_cast<C>(g_in.v(r, c))) * static_cast<A>(static_cast<C>(y_in.v(r, c)));
+            } else {
+              return static_cast<A>(static_cast<C>(g_in.v(r, c)));
+            }
+          },
+          [&](std::int64_t, const A term) { s += term; });
       lane_sum[j] = static_cast<double>(s);
     });
     member.team_barrier();
@@ -676,14 +709,18 @@ struct team_backward_kernel {
       const std::int64_t g = j / softmax_lanes, r = first + g;
       using storage = typename row_access<DxView>::storage;
       const C s = static_cast<C>(row_sum[g]);
-      for (std::int64_t c = j % softmax_lanes; c < n; c += softmax_lanes) {
-        const C gv = static_cast<C>(g_in.v(r, c)), yv = static_cast<C>(y_in.v(r, c));
-        if constexpr (Op == softmax_backward_op::softmax) {
-          out.v(r, c) = to_storage<storage>(yv * (gv - s));
-        } else {
-          out.v(r, c) = to_storage<storage>(gv - softmax_exp<C>(yv) * s);
-        }
-      }
+      for_lane_elements(
+          j % softmax_lanes, n,
+          [&](std::int64_t c) {
+            return softmax_element_pair<C>{static_cast<C>(g_in.v(r, c)), static_cast<C>(y_in.v(r, c))};
+          },
+          [&](std::int64_t c, const softmax_element_pair<C> gy) {
+            if constexpr (Op == softmax_backward_op::softmax) {
+              out.v(r, c) = to_storage<storage>(gy.second * (gy.first - s));
+            } else {
+              out.v(r, c) = to_storage<storage>(gy.first - softmax_exp<C>(gy.second) * s);
+            }
+          });
     });
   }
 };
