@@ -62,6 +62,31 @@ struct execution_spaces {
   static constexpr bool agree = false;
 };
 
+// Whether a * b can be formed from operands of these scalar types, execution spaces and shapes;
+// when it cannot, the first broken rule fails a static_assert here (one error, the rest of the
+// expression then stays silent: invalid_product). Both operator*s, plain and structured, ask it.
+template <class LeftValue, class RightValue, class LeftSpace, class RightSpace, class LeftShape, class RightShape>
+constexpr bool product_is_valid() {
+  constexpr std::size_t inner_left = LeftShape::static_cols, inner_right = RightShape::static_rows;
+  if constexpr (!std::is_same_v<LeftValue, RightValue>) {
+    static_assert(scalar_types<LeftValue, RightValue>::agree,
+                  "ordo: operator*(a, b) requires a and b to have the same scalar type");
+    return false;
+  } else if constexpr (!std::is_same_v<LeftSpace, RightSpace>) {
+    static_assert(execution_spaces<LeftSpace, RightSpace>::agree,
+                  "ordo: operator*(a, b) requires a and b to live in the same execution space");
+    return false;
+  } else if constexpr (inner_left != ordo::dynamic && inner_right != ordo::dynamic && inner_left != inner_right) {
+    // ordo::dynamic: in this namespace, dynamic is the enumerator extents print as.
+    using a_is = left_operand_is<extent_v<LeftShape::static_rows>, extent_v<inner_left>>;
+    using b_is = right_operand_is<extent_v<inner_right>, extent_v<RightShape::static_cols>>;
+    static_assert(a_is::template times<b_is>, "ordo: operator*(a, b) requires a's columns to equal b's rows");
+    return false;
+  } else {
+    return true;
+  }
+}
+
 // What a * b gives when it cannot be formed. Its error was reported at that *; every operator on
 // it gives it again without a word, so that a wrong a * b * c * d prints one error, not a cascade
 // of "no match for operator*" on void.
@@ -160,20 +185,9 @@ auto operator*(Left&& left, Right&& right) {
   using left_shape = typename left_product::shape_type;
   using right_shape = typename right_product::shape_type;
   constexpr std::size_t inner_left = left_shape::static_cols, inner_right = right_shape::static_rows;
-  if constexpr (!std::is_same_v<typename left_product::value_type, typename right_product::value_type>) {
-    using types = diagnostic::scalar_types<typename left_product::value_type, typename right_product::value_type>;
-    static_assert(types::agree, "ordo: operator*(a, b) requires a and b to have the same scalar type");
-    return diagnostic::invalid_product{};
-  } else if constexpr (!std::is_same_v<typename left_product::execution_space,
-                                       typename right_product::execution_space>) {
-    using spaces = diagnostic::execution_spaces<typename left_product::execution_space,
-                                                typename right_product::execution_space>;
-    static_assert(spaces::agree, "ordo: operator*(a, b) requires a and b to live in the same execution space");
-    return diagnostic::invalid_product{};
-  } else if constexpr (inner_left != dynamic && inner_right != dynamic && inner_left != inner_right) {
-    using a_is = diagnostic::left_operand_is<diagnostic::extent_v<left_shape::static_rows>, diagnostic::extent_v<inner_left>>;
-    using b_is = diagnostic::right_operand_is<diagnostic::extent_v<inner_right>, diagnostic::extent_v<right_shape::static_cols>>;
-    static_assert(a_is::template times<b_is>, "ordo: operator*(a, b) requires a's columns to equal b's rows");
+  if constexpr (!diagnostic::product_is_valid<typename left_product::value_type, typename right_product::value_type,
+                                              typename left_product::execution_space,
+                                              typename right_product::execution_space, left_shape, right_shape>()) {
     return diagnostic::invalid_product{};
   } else {
     // Static inner extents were checked above; a dynamic one is checked here.

@@ -272,25 +272,14 @@ template <class Left, class Right>
 auto operator*(const Left& left, const Right& right) {
   using left_shape = shape_of_t<Left>;
   using right_shape = shape_of_t<Right>;
-  constexpr std::size_t inner_left = left_shape::static_cols, inner_right = right_shape::static_rows;
   using left_part = std::remove_cvref_t<decltype(boost::hana::at_c<0>(detail::parts_of(left)))>;
   using right_part = std::remove_cvref_t<decltype(boost::hana::at_c<0>(detail::parts_of(right)))>;
   using left_value = typename left_part::value_type;
   using right_value = typename right_part::value_type;
   using left_space = typename left_part::execution_space;
   using right_space = typename right_part::execution_space;
-  if constexpr (!std::is_same_v<left_value, right_value>) {
-    static_assert(diagnostic::scalar_types<left_value, right_value>::agree,
-                  "ordo: operator*(a, b) requires a and b to have the same scalar type");
-    return diagnostic::invalid_product{};
-  } else if constexpr (!std::is_same_v<left_space, right_space>) {
-    static_assert(diagnostic::execution_spaces<left_space, right_space>::agree,
-                  "ordo: operator*(a, b) requires a and b to live in the same execution space");
-    return diagnostic::invalid_product{};
-  } else if constexpr (inner_left != dynamic && inner_right != dynamic && inner_left != inner_right) {
-    using a_is = diagnostic::left_operand_is<diagnostic::extent_v<left_shape::static_rows>, diagnostic::extent_v<inner_left>>;
-    using b_is = diagnostic::right_operand_is<diagnostic::extent_v<inner_right>, diagnostic::extent_v<right_shape::static_cols>>;
-    static_assert(a_is::template times<b_is>, "ordo: operator*(a, b) requires a's columns to equal b's rows");
+  if constexpr (!diagnostic::product_is_valid<left_value, right_value, left_space, right_space, left_shape,
+                                              right_shape>()) {
     return diagnostic::invalid_product{};
   } else {
     if (left.cols() != right.rows()) detail::throw_inner_extents_mismatch(left.rows(), left.cols(), right.rows(), right.cols());
