@@ -491,18 +491,27 @@ void check_block(const std::vector<T>& values, bool flush = false) {
   std::vector<int> simd_levels{0};
 #if defined(ORDO_IMPL_EXACT_AVX2)
   const auto chosen = ordo::detail::host_capability();
-  simd_levels = {1, 2};
+  simd_levels = {1, 2, 3};
 #endif
   const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> view(padded.data(), padded.size());
   for (int simd : simd_levels) {
     CAPTURE(simd);
 #if defined(ORDO_IMPL_EXACT_AVX2)
-    // AVX2 only where the CPU has it; the build's own kernels otherwise, twice.
-    ordo::detail::set_host_capability(simd == 2 ? ordo::detail::cpu_capability::avx2
-                                                : ordo::detail::cpu_capability::baseline);
+    // Each level only where the CPU has it (set_host_capability grants at most that); the build's
+    // own kernels otherwise, again.
+    const auto requested = simd == 3   ? ordo::detail::cpu_capability::avx512
+                           : simd == 2 ? ordo::detail::cpu_capability::avx2
+                                       : ordo::detail::cpu_capability::baseline;
+    const auto granted = ordo::detail::set_host_capability(requested);
+    CAPTURE(ordo::detail::to_string(granted));
 #if !defined(__AVX2__)
-    CHECK(ordo::detail::exact_blocks_use_avx2() == (simd == 2 && __builtin_cpu_supports("avx2")));
+    CHECK(ordo::detail::exact_blocks_use_avx2() == (granted >= ordo::detail::cpu_capability::avx2));
 #endif
+#if defined(ORDO_IMPL_EXACT_AVX512) && !defined(__AVX512F__)
+    CHECK(ordo::detail::exact_blocks_use_avx512() == (granted == ordo::detail::cpu_capability::avx512));
+#endif
+    if (granted != requested) MESSAGE("the exact sum's " << ordo::detail::to_string(requested)
+                                                        << " kernels: not on this CPU, its best level ran again");
 #endif
     ordo::detail::exact_accumulator<T> through_pointer, through_view;
 #if defined(__SSE2__)

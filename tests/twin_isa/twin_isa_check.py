@@ -3,7 +3,7 @@
 
 A dispatched function (platform/host_dispatched.hpp's run_avx2_twin<Kernel> and
 run_avx512_twin<Kernel>, which must contain their kernel's whole call tree, or an explicit *_avx2
-kernel such as the exact sum's) is compiled with its level's target. A helper it calls out of line
+kernel such as the exact sum's, or *_avx512) is compiled with its level's target. A helper it calls out of line
 is compiled once for the baseline ISA, so the "AVX2" path silently runs SSE2 code: in the binary,
 a call from a dispatched function to an ordo function that is not one. This reads the disassembly
 (objdump -d -C) of a test binary and fails when:
@@ -25,9 +25,11 @@ def main(objdump, binary):
     text = subprocess.run([objdump, "-d", "--no-show-raw-insn", "-C", binary], capture_output=True, text=True,
                           check=True).stdout
     blocks = re.split(r"\n(?=[0-9a-f]+ <)", text)
-    avx2 = re.compile(r"run_avx2_twin<|run_avx512_twin<|ordo::[\w:]*_avx2\b")
+    avx2 = re.compile(r"run_avx2_twin<|run_avx512_twin<|ordo::[\w:]*_avx(2|512)\b")
+    # exact_blocks_use_avx2() and _avx512() choose a level: baseline code by design, not dispatched.
+    predicate = re.compile(r"_use_avx(2|512)\(")
     twins = [b for b in blocks if re.match(r"[0-9a-f]+ <", b) and avx2.search(b.split("\n", 1)[0])
-             and "ordo::" in b.split("\n", 1)[0]]
+             and "ordo::" in b.split("\n", 1)[0] and not predicate.search(b.split("\n", 1)[0])]
     problems = []
     if not twins:
         problems.append("no AVX2 function of ordo in the binary")
@@ -38,7 +40,7 @@ def main(objdump, binary):
                 problems.append("%s\n    calls %s" % (name[:200], target[:300]))
     if twins and not any(re.search(r"%ymm\d", b) for b in twins):
         problems.append("no AVX2 function uses a ymm register: they are not AVX2 code")
-    wide = [b for b in twins if "run_avx512_twin<" in b.split("\n", 1)[0]]
+    wide = [b for b in twins if re.search(r"run_avx512_twin<|_avx512\b", b.split("\n", 1)[0])]
     if wide and not any(re.search(r"%zmm\d", b) for b in wide):
         problems.append("no AVX-512 twin uses a zmm register: they are not AVX-512 code")
     print("%s: %d dispatched functions (%d AVX-512 twins), %d with ymm code, %d with zmm code" % (

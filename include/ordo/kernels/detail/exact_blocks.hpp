@@ -3,8 +3,8 @@
 
 // exact_add_block: adds a block of floats or doubles to an exact_accumulator through its lane
 // sums when the block's range allows (exact_block_sums.hpp), else element by element. On x86-64
-// hosts the SSE2 kernels run, or their AVX2 twins when the CPU has AVX2; device code and other
-// hosts run the portable loops. All of them give the same accumulator.
+// hosts the SSE2 kernels run, or their AVX2 or AVX-512 twins when the CPU has those; device code
+// and other hosts run the portable loops. All of them give the same accumulator.
 
 #include <ordo/core/config.hpp>
 #include <ordo/kernels/detail/exact_block_sums.hpp>
@@ -20,6 +20,10 @@
 #if defined(ORDO_IMPL_AVX2_FUNCTION)
 #define ORDO_IMPL_EXACT_AVX2 1
 #include <ordo/kernels/detail/x86/exact_blocks_avx2.hpp>
+#if defined(ORDO_IMPL_AVX512_FUNCTION)
+#define ORDO_IMPL_EXACT_AVX512 1
+#include <ordo/kernels/detail/x86/exact_blocks_avx512.hpp>
+#endif
 #endif
 #endif
 
@@ -61,9 +65,30 @@ struct exact_kernels_avx2 {
 };
 #endif
 
+#if defined(ORDO_IMPL_EXACT_AVX512)
+struct exact_kernels_avx512 {
+  template <bool zeros_as_infinity, class T>
+  static void range(const T* x, std::int64_t begin, std::int64_t end, T& largest, T& smallest) {
+    magnitude_range_avx512<zeros_as_infinity>(x, begin, end, largest, smallest);
+  }
+  static std::int64_t range_and_sums(const float* x, std::int64_t begin, std::int64_t end, float& largest,
+                                     float& smallest, double (&s)[1][exact_block_lanes]) {
+    return magnitude_range_and_sums_avx512(x, begin, end, largest, smallest, s);
+  }
+  template <int levels, class T>
+  static void lane_sums(const T* x, std::int64_t begin, std::int64_t end, const double* sigma,
+                        double (&s)[levels + 1][exact_block_lanes]) {
+    exact_lane_sums_avx512<levels, T>(x, begin, end, sigma, s);
+  }
+};
+#endif
+
 // Calls f(kernels) with the kernels of the instruction set chosen at run time.
 template <class F>
 inline decltype(auto) with_exact_kernels(F&& f) {
+#if defined(ORDO_IMPL_EXACT_AVX512)
+  if (exact_blocks_use_avx512()) return f(exact_kernels_avx512{});
+#endif
 #if defined(ORDO_IMPL_EXACT_AVX2)
   if (exact_blocks_use_avx2()) return f(exact_kernels_avx2{});
 #endif
