@@ -41,6 +41,9 @@ KOKKOS_INLINE_FUNCTION T element(std::uint64_t z, bool wide) {
 
 // Which block kernels ordo's exact sum uses on this host (chosen at run time).
 const char* exact_kernels() {
+#if defined(ORDO_IMPL_EXACT_AVX512)
+  if (ordo::detail::exact_blocks_use_avx512()) return "AVX-512";
+#endif
 #if defined(ORDO_IMPL_EXACT_AVX2)
   return ordo::detail::exact_blocks_use_avx2() ? "AVX2" : "SSE2";
 #elif defined(ORDO_IMPL_EXACT_SSE2)
