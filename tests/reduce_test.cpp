@@ -503,15 +503,18 @@ void check_block(const std::vector<T>& values, bool flush = false) {
                            : simd == 2 ? ordo::detail::cpu_capability::avx2
                                        : ordo::detail::cpu_capability::baseline;
     const auto granted = ordo::detail::set_host_capability(requested);
-    CAPTURE(ordo::detail::to_string(granted));
+    const std::string granted_name = ordo::detail::to_string(granted);  // not a const char*: see softmax_test
+    CAPTURE(granted_name);
 #if !defined(__AVX2__)
     CHECK(ordo::detail::exact_blocks_use_avx2() == (granted >= ordo::detail::cpu_capability::avx2));
 #endif
 #if defined(ORDO_IMPL_EXACT_AVX512) && !defined(__AVX512F__)
     CHECK(ordo::detail::exact_blocks_use_avx512() == (granted == ordo::detail::cpu_capability::avx512));
 #endif
-    if (granted != requested) MESSAGE("the exact sum's " << ordo::detail::to_string(requested)
-                                                        << " kernels: not on this CPU, its best level ran again");
+    if (granted != requested) {
+      MESSAGE("the exact sum's " << std::string(ordo::detail::to_string(requested))
+                                 << " kernels: not on this CPU, its best level ran again");
+    }
 #endif
     ordo::detail::exact_accumulator<T> through_pointer, through_view;
 #if defined(__SSE2__)

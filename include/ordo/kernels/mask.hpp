@@ -11,6 +11,7 @@
 // np.linalg.norm(a - b) < radius test, bit for bit.
 
 #include <ordo/core/config.hpp>
+#include <ordo/platform/execution.hpp>
 #include <ordo/platform/kokkos_math.hpp>
 #include <ordo/platform/launch_shape.hpp>
 
@@ -179,8 +180,15 @@ template <class ExecutionSpace, class View>
 void fill_sphere_mask_runs(const ExecutionSpace& space, const View& mask, const sphere& s, const axis_order order,
                            const std::int64_t n_middle, const std::int64_t runs, const std::int64_t n_fast) {
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace>;
+  // On a device, whole warps up to the run's length (at most 256 threads), so that a run of 40
+  // voxels does not leave most of a larger automatic team idle; host spaces choose their own.
+  policy_type policy(space, static_cast<int>(runs), Kokkos::AUTO);
+  if constexpr (!is_host_space_v<ExecutionSpace>) {
+    const std::int64_t warps = (n_fast + 31) / 32;
+    policy = policy_type(space, static_cast<int>(runs), static_cast<int>(warps < 8 ? 32 * warps : 256));
+  }
   Kokkos::parallel_for(
-      "ordo::fill_sphere_mask", policy_type(space, static_cast<int>(runs), Kokkos::AUTO),
+      "ordo::fill_sphere_mask", policy,
       KOKKOS_LAMBDA(const typename policy_type::member_type& team) {
         const std::int64_t run = team.league_rank();
         std::int64_t at[3] = {0, 0, 0};
