@@ -72,14 +72,14 @@ ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(__m512d v, __m512d&
   }
 }
 
-template <class T, class V>
-ORDO_IMPL_AVX512_FUNCTION inline void horizontal_range_avx512(const V (&high)[2], const V (&low)[2], T& largest,
+template <class T, class V, int N>
+ORDO_IMPL_AVX512_FUNCTION inline void horizontal_range_avx512(const V (&high)[N], const V (&low)[N], T& largest,
                                                             T& smallest) {
   constexpr int width = static_cast<int>(sizeof(V) / sizeof(T));
-  T h[2 * width], l[2 * width];
+  T h[N * width], l[N * width];
   std::memcpy(h, high, sizeof h);
   std::memcpy(l, low, sizeof l);
-  for (int k = 0; k < 2 * width; ++k) {
+  for (int k = 0; k < N * width; ++k) {
     largest = h[k] > largest ? h[k] : largest;
     smallest = l[k] < smallest ? l[k] : smallest;
   }
@@ -117,8 +117,8 @@ ORDO_IMPL_AVX512_FUNCTION inline std::int64_t magnitude_range_and_sums_avx512(co
                                                                             std::int64_t end, float& largest,
                                                                             float& smallest,
                                                                             double (&s)[1][exact_block_lanes]) {
-  __m512 high[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
-  __m512 low[2] = {_mm512_set1_ps(smallest), _mm512_set1_ps(smallest)};
+  __m512 high[1] = {_mm512_setzero_ps()};  // 16 floats a step: one register holds them
+  __m512 low[1] = {_mm512_set1_ps(smallest)};
   __m512d sum[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
   std::int64_t i = begin;
   for (; i + 2 * exact_block_lanes <= end; i += 2 * exact_block_lanes) {
