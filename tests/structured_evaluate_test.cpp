@@ -1,12 +1,15 @@
 // ordo::evaluate(structured plan, result, operands...) (kernels/evaluate_structured.hpp): random
 // structured chains against a long double reference built from explicit matrices and explicit
-// inverses (Gauss-Jordan), and the errors for singular or non-SPD operands and wrong shapes.
-// Built into multiply_test (one executable).
+// inverses (Gauss-Jordan), on both backends (the host's BLAS/LAPACK, ordo's portable kernels on
+// every enabled space, 16-bit storage), and the errors for singular or non-SPD operands and wrong
+// shapes. Built into multiply_test (one executable).
 #include <ordo/kernels/cholesky.hpp>
 #include <ordo/kernels/evaluate_structured.hpp>
 #include <ordo/kernels/structured_expression.hpp>
 #include <ordo/kernels/transpose.hpp>
 
+#include "support/execution_spaces.hpp"
+#include "support/host_views.hpp"
 #include "support/long_double_matrix.hpp"
 
 
@@ -107,11 +110,14 @@ stored_operand make_operand(matrix_kind kind, std::size_t rows, std::size_t cols
 template <class T, class ExecutionSpace>
 using dynamic_matrix = ordo::matrix<T, ordo::dynamic, ordo::dynamic, ExecutionSpace>;
 
+// values rounded to T, in ExecutionSpace's memory.
 template <class T, class ExecutionSpace>
 dynamic_matrix<T, ExecutionSpace> to_matrix(const long_matrix& values, std::size_t rows, std::size_t cols) {
   dynamic_matrix<T, ExecutionSpace> m(rows, cols);
+  auto host = Kokkos::create_mirror_view(m.view());
   for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) m.view()(i, j) = static_cast<T>(values[i][j]);
+    for (std::size_t j = 0; j < cols; ++j) host(i, j) = static_cast<T>(static_cast<double>(values[i][j]));
+  Kokkos::deep_copy(m.view(), host);
   return m;
 }
 
@@ -163,9 +169,27 @@ structured_case make_case(std::mt19937_64& rng) {
 // Evaluates one case with ordo and checks |ordo - reference| <= 100 (d0 + ... + dn) u (|A1'| ... |An'|)
 // entrywise, Ai' the explicit operand (transposed, inverted): the bound of a product computed by
 // backward-stable kernels, for operands of condition number near 1 (make_operand).
+// With 16-bit storage (arithmetic in float, each operand and intermediate rounded once to T) the
+// bound is 8 n u (|A1'| ... |An'|) for n operands instead.
+// Returns false, checking nothing, for a half chain whose values leave half's range (the random
+// products of up to 7 matrices of order 24 reach 10^8; half ends at 65504).
 template <class T, class ExecutionSpace, class Plan, std::size_t... I>
-void evaluate_and_check(const Plan& plan, const structured_case& c, std::index_sequence<I...>) {
+bool evaluate_and_check(const Plan& plan, const structured_case& c, ordo::gemm_backend backend,
+                        std::index_sequence<I...>) {
   const std::size_t n = c.operands.size();
+  long_matrix reference, magnitude;
+  for (std::size_t i = 0; i < n; ++i) {
+    long_matrix a = c.stored[i].meaning;
+    if (c.operands[i].transposed) a = transposed(a);
+    if (c.operands[i].inverted) a = inverse(a);
+    reference = i == 0 ? a : product(reference, a);
+    magnitude = i == 0 ? absolute(a) : product(magnitude, absolute(a));
+    if constexpr (std::is_same_v<T, ordo::half>) {
+      for (const auto& row : magnitude)
+        for (const long double e : row)
+          if (e > 1000) return false;
+    }
+  }
   std::vector<dynamic_matrix<T, ExecutionSpace>> stored;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = c.stored[i].stored;
@@ -176,54 +200,50 @@ void evaluate_and_check(const Plan& plan, const structured_case& c, std::index_s
     if (c.operands[i].source != 0 && c.operands[i].source == c.operands[i - 1].source) stored[i] = stored[i - 1];
   }
   dynamic_matrix<T, ExecutionSpace> result(c.dims.front(), c.dims.back());
-  ordo::evaluate(plan, result, stored[I]...);
-
-  long_matrix reference, magnitude;
-  for (std::size_t i = 0; i < n; ++i) {
-    long_matrix a = c.stored[i].meaning;
-    if (c.operands[i].transposed) a = transposed(a);
-    if (c.operands[i].inverted) a = inverse(a);
-    reference = i == 0 ? a : product(reference, a);
-    magnitude = i == 0 ? absolute(a) : product(magnitude, absolute(a));
-  }
+  ordo::evaluate(backend, plan, result, stored[I]...);
+  const auto values = ordo_test::download(result.view());
   std::size_t dim_sum = 0;
   for (const std::size_t d : c.dims) dim_sum += d;
-  const long double u = std::numeric_limits<T>::epsilon() / 2;
+  constexpr bool storage16 = sizeof(T) == 2;
+  const long double u = static_cast<long double>(static_cast<float>(std::numeric_limits<T>::epsilon())) / 2;
+  const long double factor = storage16 ? 8 * static_cast<long double>(n) : 100 * static_cast<long double>(dim_sum);
   for (std::size_t i = 0; i < result.rows(); ++i) {
     for (std::size_t j = 0; j < result.cols(); ++j) {
-      const long double error = std::fabs(static_cast<long double>(result.view()(i, j)) - reference[i][j]);
-      const long double bound = 100 * static_cast<long double>(dim_sum) * u * (magnitude[i][j] + 1e-30L);
+      const long double error = std::fabs(static_cast<long double>(static_cast<double>(values(i, j))) - reference[i][j]);
+      const long double bound = factor * u * (magnitude[i][j] + 1e-30L);
       if (!(error <= bound)) {
+        CAPTURE(ordo::to_string(backend));
         CAPTURE(plan.order());
         CAPTURE(plan.kernels());
         CAPTURE(i);
         CAPTURE(j);
         CHECK(static_cast<double>(error) <= static_cast<double>(bound));
-        return;
+        return true;
       }
     }
   }
+  return true;
 }
 
 // Plans one case (flops or predicted time, explicit inverses allowed a quarter of the time) and
-// checks its evaluation; false when the planner refuses it (two adjacent inverses, forbidden).
+// checks its evaluation; false when the planner refuses it (two adjacent inverses, forbidden) or
+// the values do not fit the storage type.
 template <class T, class ExecutionSpace, std::size_t N>
-bool check_case(const structured_case& c, int trial) {
+bool check_case(const structured_case& c, int trial, ordo::gemm_backend backend) {
   const auto policy = trial % 4 == 0 ? ordo::inverse_policy::allow_explicit : ordo::inverse_policy::solve_only;
   const auto dims = std::span<const std::size_t>(c.dims);
   const auto ops = std::span<const chain_operand>(c.operands);
   try {
     const auto plan = trial % 2 == 0 ? ordo::plan_structured_chain(dims, ops, ordo::cost_model::flops{}, policy)
                                      : ordo::plan_structured_chain(dims, ops, ordo::cost_model::predicted_time{}, policy);
-    evaluate_and_check<T, ExecutionSpace>(plan, c, std::make_index_sequence<N>{});
-    return true;
+    return evaluate_and_check<T, ExecutionSpace>(plan, c, backend, std::make_index_sequence<N>{});
   } catch (const ordo::chain_argument_error&) {
     return false;
   }
 }
 
 template <class T, class ExecutionSpace>
-int check_random_cases(std::mt19937_64& rng, int count) {
+int check_random_cases(std::mt19937_64& rng, int count, ordo::gemm_backend backend = ordo::gemm_backend::automatic) {
   int evaluated = 0;
   for (int trial = 0; trial < count; ++trial) {
     const structured_case c = make_case(rng);
@@ -231,7 +251,7 @@ int check_random_cases(std::mt19937_64& rng, int count) {
     // One instantiation per length 2..7, since ordo::evaluate takes the operands as arguments.
     const bool done = [&]<std::size_t... N>(std::index_sequence<N...>) {
       bool ran = false;
-      ((c.operands.size() == N + 2 ? (ran = check_case<T, ExecutionSpace, N + 2>(c, trial), 0) : 0), ...);
+      ((c.operands.size() == N + 2 ? (ran = check_case<T, ExecutionSpace, N + 2>(c, trial, backend), 0) : 0), ...);
       return ran;
     }(std::make_index_sequence<6>{});
     evaluated += done ? 1 : 0;
@@ -241,8 +261,7 @@ int check_random_cases(std::mt19937_64& rng, int count) {
 
 }  // namespace
 
-// The structured evaluator runs on the host BLAS/LAPACK whatever the space (the space only runs its
-// scalings), so one host space is enough, and saves the suite a second set of 24 instantiations.
+// The host BLAS/LAPACK backend, on the default host space (the space only runs its scalings).
 TEST_CASE("structured chains of 2 to 7 operands evaluate within their bound of a long double reference") {
   using ExecutionSpace = Kokkos::DefaultHostExecutionSpace;
   std::mt19937_64 rng(3101);
@@ -250,6 +269,92 @@ TEST_CASE("structured chains of 2 to 7 operands evaluate within their bound of a
                         check_random_cases<float, ExecutionSpace>(rng, 1000);
   CHECK(evaluated > 2500);  // of 3000: the planner refuses some chains with two adjacent inverses
 }
+
+// The portable kernels on every enabled space, double (float shares their code), and 16-bit
+// storage on the default space: what runs on a GPU, and what no BLAS serves.
+TEST_CASE_TEMPLATE_DEFINE("portable structured kernels: chains of 2 to 7 operands within their bound", ExecutionSpace,
+                          portable_chains_id) {
+  std::mt19937_64 rng(3102);
+  const int evaluated = check_random_cases<double, ExecutionSpace>(rng, 600, ordo::gemm_backend::portable);
+  CHECK(evaluated > 500);
+  // The normal equations written with * on this space: automatic picks the portable kernels where
+  // the matrices are not in host memory.
+  const stored_operand x = make_operand(matrix_kind::general, 12, 5, rng), y = make_operand(matrix_kind::general, 12, 1, rng);
+  const auto xm = to_matrix<double, ExecutionSpace>(x.stored, 12, 5), ym = to_matrix<double, ExecutionSpace>(y.stored, 12, 1);
+  const dynamic_matrix<double, ExecutionSpace> beta = ordo::inverse(ordo::spd(ordo::gram(xm))) * ordo::transpose(xm) * ym;
+  const auto beta_values = ordo_test::download(beta.view());
+  const long_matrix xt = transposed(x.stored);
+  const long_matrix normal = product(inverse(product(xt, x.stored)), product(xt, y.stored));
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(std::fabs(static_cast<long double>(beta_values(i, 0)) - normal[i][0]) <= 1e-12L * (1 + std::fabs(normal[i][0])));
+  }
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::DefaultExecutionSpace>) {
+    const int sixteen = check_random_cases<ordo::half, ExecutionSpace>(rng, 150) +
+                        check_random_cases<ordo::bfloat16, ExecutionSpace>(rng, 150);
+    CHECK(sixteen > 250);
+  }
+}
+ORDO_TEST_ALL_SPACES(portable_chains_id);
+
+TEST_CASE_TEMPLATE_DEFINE("portable structured kernels: LU pivots; singular and non-SPD operands are reported, naming them",
+                          ExecutionSpace, portable_errors_id) {
+  using M = dynamic_matrix<double, ExecutionSpace>;
+  const std::vector<std::size_t> dims{3, 3, 2};
+  const auto plan_of = [&](std::vector<chain_operand> ops) {
+    return ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops),
+                                       ordo::cost_model::flops{});
+  };
+  constexpr auto portable = ordo::gemm_backend::portable;
+  // [[1, 2, 0], [2, 1, 0], [0, 0, 1]]: symmetric, eigenvalues 3, -1, 1: not SPD, nonsingular.
+  long_matrix values = zeros(3, 3);
+  values[0][0] = 1, values[0][1] = 2, values[1][0] = 2, values[1][1] = 1, values[2][2] = 1;
+  const M b = to_matrix<double, ExecutionSpace>(long_matrix(3, std::vector<long double>(2, 1)), 3, 2);
+  M x(3, 2), a = to_matrix<double, ExecutionSpace>(values, 3, 3);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(portable, plan_of({spd.inverse(), general}), x, a, b),
+                       "ordo::evaluate(structured chain): A1 (spd, 3x3) is not positive definite (Cholesky: pivot 2 "
+                       "is not positive)",
+                       std::runtime_error);
+  // The symmetric indefinite solve (LU on this path) is exact here: x = A^-1 [1 1 1]^T = [1/3 1/3 1].
+  ordo::evaluate(portable, plan_of({symmetric.inverse(), general}), x, a, b);
+  const auto xh = ordo_test::download(x.view());
+  CHECK(xh(0, 0) == doctest::Approx(1.0 / 3).epsilon(1e-15));
+  CHECK(xh(2, 1) == 1.0);
+  // LU must pivot: a(0, 0) = 0. [[0, 2, 0], [1, 0, 0], [0, 0, 4]]^-1 [1 1 1]^T = [1 1/2 1/4]^T exactly.
+  long_matrix permuted = zeros(3, 3);
+  permuted[0][1] = 2, permuted[1][0] = 1, permuted[2][2] = 4;
+  ordo::evaluate(portable, plan_of({general.inverse(), general}), x, to_matrix<double, ExecutionSpace>(permuted, 3, 3), b);
+  const auto pivoted = ordo_test::download(x.view());
+  CHECK(pivoted(0, 0) == 1.0);
+  CHECK(pivoted(1, 1) == 0.5);
+  CHECK(pivoted(2, 0) == 0.25);
+  values[2][2] = 0;  // singular
+  a = to_matrix<double, ExecutionSpace>(values, 3, 3);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(portable, plan_of({general.inverse(), general}), x, a, b),
+                       "ordo::evaluate(structured chain): A1 (general, 3x3) is singular (LU: no nonzero pivot for "
+                       "column 3)",
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(portable, plan_of({lower.inverse(), general}), x, a, b),
+                       "ordo::evaluate(structured chain): A1 (lower, 3x3) is singular: a zero on its diagonal at 3",
+                       std::runtime_error);
+  long_matrix diagonal_values = zeros(3, 1);
+  diagonal_values[0][0] = 1, diagonal_values[2][0] = 2;
+  const M d = to_matrix<double, ExecutionSpace>(diagonal_values, 3, 1);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(portable, plan_of({diagonal.inverse(), general}), x, d, b),
+                       "ordo::evaluate(structured chain): A1 (diagonal, 3x3) is singular: its diagonal entry 2 is 0",
+                       std::runtime_error);
+  // A forced backend that cannot serve the call says why.
+  CHECK_THROWS_WITH_AS(ordo::evaluate(ordo::gemm_backend::cublas, plan_of({general, general}), x, a, b),
+                       "ordo::evaluate(structured plan, result, operands...): the cublas backend does not serve "
+                       "structured chains (ordo does not call cuBLAS or cuSOLVER for them yet); use automatic or portable",
+                       std::invalid_argument);
+  using H = dynamic_matrix<ordo::half, ExecutionSpace>;
+  H ah(3, 3), bh(3, 2), xh16(3, 2);
+  CHECK_THROWS_WITH_AS(ordo::evaluate(ordo::gemm_backend::blas, plan_of({general, general}), xh16, ah, bh),
+                       doctest::Contains("the blas backend needs a build with LAPACK, float or double matrices, and "
+                                         "host-accessible memory (this call has ordo::half in "),
+                       std::invalid_argument);
+}
+ORDO_TEST_ALL_SPACES(portable_errors_id);
 
 TEST_CASE("structured chains: singular and non-SPD operands and wrong shapes are reported, naming the operand") {
   using M = dynamic_matrix<double, Kokkos::DefaultHostExecutionSpace>;

@@ -4,7 +4,10 @@
 // What a generalized chain knows about each operand (docs/structured_chains.md): its kind
 // (general, symmetric, SPD, lower/upper triangular with or without a unit diagonal, diagonal,
 // orthogonal), whether it is transposed or inverted, and which stored matrix it reads, and the
-// rules that give a product's kind from its factors'. Pure C++20.
+// rules that give a product's kind from its factors'. Pure C++20. The kind predicates are also
+// device functions: the portable structured kernels read triangles in GPU code.
+
+#include <ordo/core/config.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -42,20 +45,20 @@ constexpr std::string_view kind_name(matrix_kind kind) noexcept {
   return "?";
 }
 
-constexpr bool is_triangular(matrix_kind kind) noexcept {
+ORDO_HOST_DEVICE constexpr bool is_triangular(matrix_kind kind) noexcept {
   return kind == matrix_kind::lower || kind == matrix_kind::upper || kind == matrix_kind::unit_lower ||
          kind == matrix_kind::unit_upper;
 }
-constexpr bool is_lower_family(matrix_kind kind) noexcept {
+ORDO_HOST_DEVICE constexpr bool is_lower_family(matrix_kind kind) noexcept {
   return kind == matrix_kind::lower || kind == matrix_kind::unit_lower || kind == matrix_kind::diagonal;
 }
-constexpr bool is_upper_family(matrix_kind kind) noexcept {
+ORDO_HOST_DEVICE constexpr bool is_upper_family(matrix_kind kind) noexcept {
   return kind == matrix_kind::upper || kind == matrix_kind::unit_upper || kind == matrix_kind::diagonal;
 }
 
 // The kind of A^T given A's: the triangles swap, the rest is kept (an orthogonal Q^T is
 // orthogonal, a symmetric one is itself).
-constexpr matrix_kind transposed_kind(matrix_kind kind) noexcept {
+ORDO_HOST_DEVICE constexpr matrix_kind transposed_kind(matrix_kind kind) noexcept {
   switch (kind) {
     case matrix_kind::lower: return matrix_kind::upper;
     case matrix_kind::upper: return matrix_kind::lower;

@@ -13,7 +13,8 @@
 // first and uses it as an operand of that kind. A product with at least one such factor is an
 // ordo::structured_expression: planned at compile time when every extent is static (kernels(),
 // order() are then constant expressions), at evaluation otherwise, by plan_structured_chain under
-// the predicted-time model, and evaluated by ordo::evaluate(plan, result, operands...) on the host.
+// the predicted-time model, and evaluated by ordo::evaluate(plan, result, operands...) (the host's
+// BLAS and LAPACK, or the portable kernels on the matrices' space).
 // Parts are held by value (an ordo::matrix is a reference-counted View), so temporaries are safe.
 
 #include <ordo/core/fixed_string.hpp>

@@ -6,17 +6,20 @@
 // as column-major BLAS sees it: op(S) for a column-major S with leading dimension ld, as
 // blas_operand.hpp describes Views; an ordo::matrix (row-major) is S^T. A result that is itself
 // row-major (the root, written into the caller's matrix) is computed as its transpose: C = L R
-// is C^T = R^T L^T, the mirrored product (run_structured_product).
+// is C^T = R^T L^T, the mirrored product (run_structured_product, structured_evaluator.hpp).
 
 #include <ordo/core/structured_product.hpp>
 #include <ordo/kernels/detail/blas_gemm.hpp>
 #include <ordo/kernels/detail/blas_gemv.hpp>
 #include <ordo/kernels/detail/host_lapack.hpp>
+#include <ordo/kernels/detail/huge_pages.hpp>
+#include <ordo/kernels/detail/structured_node.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,57 +27,6 @@
 #if defined(ORDO_HAS_LAPACK)
 
 namespace ordo::detail {
-
-inline constexpr std::size_t not_an_operand = ~std::size_t{0};
-
-template <class T>
-struct host_node {
-  T* data = nullptr;
-  std::size_t rows = 0, cols = 0, ld = 1;
-  bool transposed = false;  // the node is S^T
-  matrix_kind kind = matrix_kind::general;
-  bool diagonal_vector = false;  // stored as its diagonal: element i at data[i]
-  bool clean = true;             // a triangular node holds zeros outside its triangle (not a user's leaf)
-  std::size_t operand = not_an_operand;  // which operand it is, for error messages
-  matrix_kind declared = matrix_kind::general;  // the operand's kind as the user declared it (messages)
-
-  T at(std::size_t i, std::size_t j) const noexcept {
-    if (diagonal_vector) return i == j ? data[i] : T(0);
-    return transposed ? data[j + i * ld] : data[i + j * ld];
-  }
-  // As a triangular operand reads it: zero outside its triangle, one on a unit diagonal.
-  T masked_at(std::size_t i, std::size_t j) const noexcept {
-    if (is_triangular(kind)) {
-      if (is_lower_family(kind) ? j > i : j < i) return T(0);
-      if (i == j && (kind == matrix_kind::unit_lower || kind == matrix_kind::unit_upper)) return T(1);
-    }
-    return at(i, j);
-  }
-  host_node flipped() const noexcept {
-    host_node t = *this;
-    t.rows = cols, t.cols = rows, t.transposed = !transposed, t.kind = transposed_kind(kind);
-    return t;
-  }
-  // BLAS's view of S: which triangle it stores, and whether the node is its transpose.
-  char uplo() const noexcept { return is_lower_family(kind) != transposed ? 'L' : 'U'; }
-  char trans() const noexcept { return transposed ? 'T' : 'N'; }
-  char unit() const noexcept { return kind == matrix_kind::unit_lower || kind == matrix_kind::unit_upper ? 'U' : 'N'; }
-  int blas_ld() const noexcept { return static_cast<int>(ld); }
-};
-
-template <class T>
-host_node<T> column_major_node(T* data, std::size_t rows, std::size_t cols, matrix_kind kind) {
-  return {data, rows, cols, rows > 0 ? rows : 1, false, kind, false, true, not_an_operand, kind};
-}
-
-template <class T>
-[[noreturn]] void throw_singular(const host_node<T>& a, const std::string& what) {
-  const std::size_t operand = a.operand, order = a.rows;
-  const matrix_kind kind = a.declared;
-  throw std::runtime_error("ordo::evaluate(structured chain): A" + std::to_string(operand + 1) + " (" +
-                           std::string(kind_name(kind)) + ", " + std::to_string(order) + "x" + std::to_string(order) +
-                           ") " + what);
-}
 
 // f(k) for k in [0, count) on the host execution space Space: the scalings are memory-bound,
 // and one core does not reach the memory's bandwidth.
@@ -89,7 +41,7 @@ void for_each_index(std::size_t count, const F& f) {
 
 // dst (column-major, ld rows) = src, zero outside a triangular src's triangle.
 template <class T>
-void copy_into(const host_node<T>& src, T* dst, std::size_t ld) {
+void copy_into(const structured_node<T>& src, T* dst, std::size_t ld) {
   if (!src.transposed && !src.diagonal_vector && !is_triangular(src.kind)) {  // column by column, in memory order
     for (std::size_t j = 0; j < src.cols; ++j) {
       const T* from = src.data + j * src.ld;
@@ -104,10 +56,10 @@ void copy_into(const host_node<T>& src, T* dst, std::size_t ld) {
 
 // A column-major copy of a node, owned by `storage`, with zeros outside a triangle.
 template <class T>
-host_node<T> dense_copy(const host_node<T>& src, std::vector<T>& storage) {
+structured_node<T> dense_copy(const structured_node<T>& src, std::vector<T>& storage) {
   storage.assign(src.rows * src.cols, T(0));
   copy_into(src, storage.data(), src.rows);
-  host_node<T> copy = column_major_node(storage.data(), src.rows, src.cols, src.kind);
+  structured_node<T> copy = column_major_node(storage.data(), src.rows, src.cols, src.kind);
   copy.operand = src.operand;
   copy.declared = src.declared;
   return copy;
@@ -115,16 +67,16 @@ host_node<T> dense_copy(const host_node<T>& src, std::vector<T>& storage) {
 
 // A node with one column or one row as a BLAS vector: its first element and increment.
 template <class T>
-int vector_increment(const host_node<T>& v) noexcept {
+int vector_increment(const structured_node<T>& v) noexcept {
   const bool along_rows = v.cols == 1;  // a column: elements (i, 0)
   return static_cast<int>(along_rows == v.transposed ? v.ld : 1);
 }
 
 template <class T>
-void general_product(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c) {
+void general_product(const structured_node<T>& l, const structured_node<T>& r, const structured_node<T>& c) {
   std::vector<T> l_copy, r_copy;  // a user's triangle is read as a triangle, even by GEMM
-  const host_node<T> a = is_triangular(l.kind) && !l.clean ? dense_copy(l, l_copy) : l;
-  const host_node<T> b = is_triangular(r.kind) && !r.clean ? dense_copy(r, r_copy) : r;
+  const structured_node<T> a = is_triangular(l.kind) && !l.clean ? dense_copy(l, l_copy) : l;
+  const structured_node<T> b = is_triangular(r.kind) && !r.clean ? dense_copy(r, r_copy) : r;
   if (c.rows == 0 || c.cols == 0) return;
   if (a.cols == 0) {
     for (std::size_t j = 0; j < c.cols; ++j)
@@ -134,8 +86,8 @@ void general_product(const host_node<T>& l, const host_node<T>& r, const host_no
   // Matrix-vector products by GEMV: c = A x (a column), or c^T = B^T x^T (a row).
   if ((c.cols == 1 && c.rows > 1) || (c.rows == 1 && c.cols > 1)) {
     const bool column = c.cols == 1;
-    const host_node<T>& matrix = column ? a : b;
-    const host_node<T>& vector = column ? b : a;
+    const structured_node<T>& matrix = column ? a : b;
+    const structured_node<T>& vector = column ? b : a;
     // matrix = op(S), S column-major; GEMV with 'N' on S gives S x, with 'T' gives S^T x.
     const bool s_transposed_in_product = column ? matrix.transposed : !matrix.transposed;
     const int s_rows = static_cast<int>(matrix.transposed ? matrix.cols : matrix.rows);
@@ -150,7 +102,7 @@ void general_product(const host_node<T>& l, const host_node<T>& r, const host_no
 
 // TRMM or TRSM: c = tri * other (side left) or other * tri, tri^-1 likewise when solving.
 template <class T>
-void triangular_product(const host_node<T>& tri, const host_node<T>& other, const host_node<T>& c, factor_side side,
+void triangular_product(const structured_node<T>& tri, const structured_node<T>& other, const structured_node<T>& c, factor_side side,
                         bool solve) {
   copy_into(other, c.data, c.ld);
   if (c.rows == 0 || c.cols == 0) return;
@@ -184,7 +136,7 @@ void triangular_product(const host_node<T>& tri, const host_node<T>& other, cons
 
 // X^T X or X X^T of one stored X (left = op(S), right = its transpose): SYRK, both triangles.
 template <class T>
-void gram_product(const host_node<T>& left, const host_node<T>& c) {
+void gram_product(const structured_node<T>& left, const structured_node<T>& c) {
   const int n = static_cast<int>(c.rows), k = static_cast<int>(left.cols), lda = left.blas_ld(), ldc = c.blas_ld();
   const char uplo = 'L', trans = left.transposed ? 'T' : 'N';
   const T one(1), zero(0);
@@ -197,10 +149,10 @@ void gram_product(const host_node<T>& left, const host_node<T>& c) {
 // c = A^-1 B for a general, symmetric or SPD A: LU, LDL^T or Cholesky of a copy of A, then its
 // solves on c, or on a copy when c is row-major.
 template <class T>
-void dense_solve_left(const host_node<T>& a, const host_node<T>& b, const host_node<T>& c, chain_kernel kernel) {
+void dense_solve_left(const structured_node<T>& a, const structured_node<T>& b, const structured_node<T>& c, chain_kernel kernel) {
   std::vector<T> factor_storage, rhs_storage;
-  const host_node<T> factor = dense_copy(a, factor_storage);
-  host_node<T> y = c;
+  const structured_node<T> factor = dense_copy(a, factor_storage);
+  structured_node<T> y = c;
   if (c.transposed) {
     y = dense_copy(b, rhs_storage);
   } else {
@@ -234,43 +186,48 @@ void dense_solve_left(const host_node<T>& a, const host_node<T>& b, const host_n
   }
 }
 
-// The diagonal of d, or of d^-1 when inverted (a zero entry is an error, never an infinity).
+// d's entry i, refused when the diagonal is used inverted and the entry is zero (an error, never
+// an infinity).
 template <class T>
-T diagonal_entry(const host_node<T>& d, std::size_t i, bool inverted) {
+T diagonal_entry(const structured_node<T>& d, std::size_t i, bool inverted) {
   const T value = d.data[i];
-  if (!inverted) return value;
-  if (value == T(0)) {
+  if (inverted && value == T(0)) {
     throw_singular(d, "is singular: its diagonal entry " + std::to_string(i + 1) + " is 0");
   }
-  return T(1) / value;
+  return value;
 }
 
 template <class Space, class T>
-void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c, const structured_product& step) {
+void scaling(const structured_node<T>& l, const structured_node<T>& r, const structured_node<T>& c, const structured_product& step) {
   const bool li = step.left_inverse == inverse_use::solve, ri = step.right_inverse == inverse_use::solve;
   if (step.kernel == chain_kernel::diagonal_product) {
-    for (std::size_t i = 0; i < c.rows; ++i) c.data[i] = diagonal_entry(l, i, li) * diagonal_entry(r, i, ri);
+    for (std::size_t i = 0; i < c.rows; ++i) {
+      c.data[i] = diagonal_entry_product(diagonal_entry(l, i, li), li, diagonal_entry(r, i, ri), ri);
+    }
     return;
   }
   const bool rows = step.kernel == chain_kernel::scale_rows;
-  const host_node<T>& d = rows ? l : r;
-  const host_node<T>& m = rows ? r : l;
+  const bool inverted = rows ? li : ri;
+  const structured_node<T>& d = rows ? l : r;
+  const structured_node<T>& m = rows ? r : l;
   std::vector<T> factors(rows ? c.rows : c.cols);
-  for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = diagonal_entry(d, i, rows ? li : ri);
+  for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = diagonal_entry(d, i, inverted);
   const T* f = factors.data();
   if (m.transposed || m.diagonal_vector || is_triangular(m.kind)) {
-    for_each_index<Space>(c.cols, [&, f](std::size_t j) {
-      for (std::size_t i = 0; i < c.rows; ++i) c.data[i + j * c.ld] = (rows ? f[i] : f[j]) * m.masked_at(i, j);
+    for_each_index<Space>(c.cols, [&, f, inverted](std::size_t j) {
+      for (std::size_t i = 0; i < c.rows; ++i) {
+        c.data[i + j * c.ld] = apply_diagonal(m.masked_at(i, j), rows ? f[i] : f[j], inverted);
+      }
     });
     return;
   }
-  for_each_index<Space>(c.cols, [&, f](std::size_t j) {  // both column-major: one pass in memory order
+  for_each_index<Space>(c.cols, [&, f, inverted](std::size_t j) {  // both column-major: one pass in memory order
     const T* from = m.data + j * m.ld;
     T* to = c.data + j * c.ld;
     if (rows) {
-      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f[i] * from[i];
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = apply_diagonal(from[i], f[i], inverted);
     } else {
-      for (std::size_t i = 0; i < c.rows; ++i) to[i] = f[j] * from[i];
+      for (std::size_t i = 0; i < c.rows; ++i) to[i] = apply_diagonal(from[i], f[j], inverted);
     }
   });
 }
@@ -278,22 +235,24 @@ void scaling(const host_node<T>& l, const host_node<T>& r, const host_node<T>& c
 // c = D_left M D_right in one pass, for two scalings in a row (D M) D or D (M D): the
 // intermediate is never written. Each diagonal may be used inverted.
 template <class Space, class T>
-void scale_both(const host_node<T>& left, bool left_inverted, const host_node<T>& m, const host_node<T>& right,
-                bool right_inverted, const host_node<T>& c) {
+void scale_both(const structured_node<T>& left, bool left_inverted, const structured_node<T>& m, const structured_node<T>& right,
+                bool right_inverted, const structured_node<T>& c) {
   std::vector<T> row_factors(c.rows), col_factors(c.cols);
   for (std::size_t i = 0; i < c.rows; ++i) row_factors[i] = diagonal_entry(left, i, left_inverted);
   for (std::size_t j = 0; j < c.cols; ++j) col_factors[j] = diagonal_entry(right, j, right_inverted);
   const bool plain = !m.diagonal_vector && !is_triangular(m.kind) && m.transposed == c.transposed;
   const T* rf = row_factors.data();
   const T* cf = col_factors.data();
+  const bool li = left_inverted, ri = right_inverted;
+  const auto both = [li, ri](T x, T row, T col) { return apply_diagonal(apply_diagonal(x, row, li), col, ri); };
   if (c.transposed) {  // row-major c: rows outermost
     for_each_index<Space>(c.rows, [&, rf, cf, plain](std::size_t i) {
       T* to = c.data + i * c.ld;
       if (plain) {
         const T* from = m.data + i * m.ld;
-        for (std::size_t j = 0; j < c.cols; ++j) to[j] = rf[i] * from[j] * cf[j];
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = both(from[j], rf[i], cf[j]);
       } else {
-        for (std::size_t j = 0; j < c.cols; ++j) to[j] = rf[i] * m.masked_at(i, j) * cf[j];
+        for (std::size_t j = 0; j < c.cols; ++j) to[j] = both(m.masked_at(i, j), rf[i], cf[j]);
       }
     });
   } else {
@@ -301,9 +260,9 @@ void scale_both(const host_node<T>& left, bool left_inverted, const host_node<T>
       T* to = c.data + j * c.ld;
       if (plain) {
         const T* from = m.data + j * m.ld;
-        for (std::size_t i = 0; i < c.rows; ++i) to[i] = rf[i] * from[i] * cf[j];
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = both(from[i], rf[i], cf[j]);
       } else {
-        for (std::size_t i = 0; i < c.rows; ++i) to[i] = rf[i] * m.masked_at(i, j) * cf[j];
+        for (std::size_t i = 0; i < c.rows; ++i) to[i] = both(m.masked_at(i, j), rf[i], cf[j]);
       }
     });
   }
@@ -312,15 +271,15 @@ void scale_both(const host_node<T>& left, bool left_inverted, const host_node<T>
 // A^-1 formed explicitly (TRTRI, POTRF+POTRI, SYTRF+SYTRI, GETRF+GETRI, reciprocals), owned by
 // storage; the result keeps A's kind, both triangles filled for symmetric ones.
 template <class T>
-host_node<T> explicit_inverse(const host_node<T>& a, std::vector<T>& storage) {
+structured_node<T> explicit_inverse(const structured_node<T>& a, std::vector<T>& storage) {
   if (a.diagonal_vector) {
     storage.resize(a.rows);
-    for (std::size_t i = 0; i < a.rows; ++i) storage[i] = diagonal_entry(a, i, true);
-    host_node<T> d = a;
+    for (std::size_t i = 0; i < a.rows; ++i) storage[i] = T(1) / diagonal_entry(a, i, true);
+    structured_node<T> d = a;
     d.data = storage.data(), d.operand = not_an_operand;
     return d;
   }
-  host_node<T> w = dense_copy(a, storage);
+  structured_node<T> w = dense_copy(a, storage);
   const int n = static_cast<int>(a.rows), lda = w.blas_ld();
   if (n == 0) return w;
   int info = 0;
@@ -361,44 +320,63 @@ host_node<T> explicit_inverse(const host_node<T>& a, std::vector<T>& storage) {
   return w;
 }
 
-// One product into c, which is column-major (transposed false). Inverted factors to be used
-// explicitly have been replaced by their inverses (use none).
-template <class Space, class T>
-void run_column_major_product(const structured_product& step, const host_node<T>& l, const host_node<T>& r,
-                              const host_node<T>& c) {
-  const bool left = step.side == factor_side::left;
-  switch (step.kernel) {
-    case chain_kernel::gemm:
-    case chain_kernel::gemv:
-    case chain_kernel::dot: return general_product(l, r, c);
-    case chain_kernel::trmm:
-    case chain_kernel::trmv: return triangular_product(left ? l : r, left ? r : l, c, step.side, false);
-    case chain_kernel::trsm:
-    case chain_kernel::trsv: return triangular_product(left ? l : r, left ? r : l, c, step.side, true);
-    case chain_kernel::syrk: return gram_product(l, c);
-    case chain_kernel::posv:
-    case chain_kernel::sysv:
-    case chain_kernel::gesv:
-      // X A^-1 = (A^-T X^T)^T: the right-side solve is the left one of the transposes.
-      return left ? dense_solve_left(l, r, c, step.kernel) : dense_solve_left(r.flipped(), l.flipped(), c.flipped(), step.kernel);
-    default: return scaling<Space>(l, r, c, step);
-  }
-}
+// The host backend of detail::evaluate_structured_plan (structured_evaluator.hpp). Inverted
+// factors to be used explicitly have been replaced by their inverses (use none) before a product.
+template <class Space>
+struct host_lapack_kernels {
+  // An explicit inverse's storage (a vector, as LAPACK's workspaces), or uninitialized memory
+  // for the workspace: every intermediate is written before it is read.
+  template <class T>
+  struct buffer {
+    std::vector<T> values;
+    std::unique_ptr<T[]> uninitialized;
+  };
 
-// One product into c, column-major or row-major: a row-major c = L R is computed as the
-// column-major c^T = R^T L^T, sides and inverse uses swapped.
-template <class Space, class T>
-void run_structured_product(structured_product step, const host_node<T>& l, const host_node<T>& r,
-                            const host_node<T>& c) {
-  if (!c.transposed || c.diagonal_vector) return run_column_major_product<Space>(step, l, r, c);
-  structured_product mirrored = step;
-  mirrored.side = step.side == factor_side::left ? factor_side::right : factor_side::left;
-  mirrored.left_inverse = step.right_inverse, mirrored.right_inverse = step.left_inverse;
-  mirrored.rows = step.cols, mirrored.cols = step.rows;
-  if (step.kernel == chain_kernel::scale_rows) mirrored.kernel = chain_kernel::scale_cols;
-  if (step.kernel == chain_kernel::scale_cols) mirrored.kernel = chain_kernel::scale_rows;
-  run_column_major_product<Space>(mirrored, r.flipped(), l.flipped(), c.flipped());
-}
+  // Asked for huge pages: a large intermediate is streamed through by BLAS.
+  template <class T>
+  T* allocate(buffer<T>& storage, std::size_t elements) const {
+    storage.uninitialized.reset(new T[elements]);
+    advise_huge_pages(storage.uninitialized.get(), elements * sizeof(T));
+    return storage.uninitialized.get();
+  }
+  void finish() const {}
+  template <class T>
+  void copy_masked(const structured_node<T>& from, const structured_node<T>& to) const {
+    for (std::size_t j = 0; j < to.cols; ++j)
+      for (std::size_t i = 0; i < to.rows; ++i) to.data[to.offset(i, j)] = from.masked_at(i, j);
+  }
+  template <class T>
+  structured_node<T> explicit_inverse(const structured_node<T>& a, buffer<T>& storage) const {
+    return detail::explicit_inverse(a, storage.values);
+  }
+  template <class T>
+  void scale_both(const structured_node<T>& left, bool left_inverted, const structured_node<T>& m,
+                  const structured_node<T>& right, bool right_inverted, const structured_node<T>& c) const {
+    detail::scale_both<Space>(left, left_inverted, m, right, right_inverted, c);
+  }
+  template <class T>
+  void column_major_product(const structured_product& step, const structured_node<T>& l, const structured_node<T>& r,
+                            const structured_node<T>& c) const {
+    const bool left = step.side == factor_side::left;
+    switch (step.kernel) {
+      case chain_kernel::gemm:
+      case chain_kernel::gemv:
+      case chain_kernel::dot: return general_product(l, r, c);
+      case chain_kernel::trmm:
+      case chain_kernel::trmv: return triangular_product(left ? l : r, left ? r : l, c, step.side, false);
+      case chain_kernel::trsm:
+      case chain_kernel::trsv: return triangular_product(left ? l : r, left ? r : l, c, step.side, true);
+      case chain_kernel::syrk: return gram_product(l, c);
+      case chain_kernel::posv:
+      case chain_kernel::sysv:
+      case chain_kernel::gesv:
+        // X A^-1 = (A^-T X^T)^T: the right-side solve is the left one of the transposes.
+        return left ? dense_solve_left(l, r, c, step.kernel)
+                    : dense_solve_left(r.flipped(), l.flipped(), c.flipped(), step.kernel);
+      default: return scaling<Space>(l, r, c, step);
+    }
+  }
+};
 
 }  // namespace ordo::detail
 
