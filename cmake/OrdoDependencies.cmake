@@ -54,14 +54,14 @@ if(ORDO_WITH_BLAS)
 endif()
 
 # LAPACK serves structured chains' solves and factorizations on the host (OpenBLAS carries it).
-# Without it those chains throw at evaluation, naming the kernel they lack.
+# Without it those chains run on ordo's portable kernels (kernels/evaluate_structured.hpp).
 set(ORDO_HAS_LAPACK OFF)
 if(ORDO_HAS_BLAS)
   find_package(LAPACK QUIET)
   if(LAPACK_FOUND)
     set(ORDO_HAS_LAPACK ON)
   else()
-    message(STATUS "ordo: no LAPACK found (apt-get install libopenblas-dev); structured chains cannot solve on the host")
+    message(STATUS "ordo: no LAPACK found (apt-get install libopenblas-dev); structured chains use the portable kernels on the host")
   endif()
 endif()
 

@@ -281,7 +281,8 @@ TEST_CASE_TEMPLATE_DEFINE("portable structured kernels: chains of 2 to 7 operand
   // the matrices are not in host memory.
   const stored_operand x = make_operand(matrix_kind::general, 12, 5, rng), y = make_operand(matrix_kind::general, 12, 1, rng);
   const auto xm = to_matrix<double, ExecutionSpace>(x.stored, 12, 5), ym = to_matrix<double, ExecutionSpace>(y.stored, 12, 1);
-  const dynamic_matrix<double, ExecutionSpace> beta = ordo::inverse(ordo::spd(ordo::gram(xm))) * ordo::transpose(xm) * ym;
+  const dynamic_matrix<double, ExecutionSpace> beta(5, 1);
+  ordo::evaluate(ExecutionSpace(), ordo::inverse(ordo::spd(ordo::gram(xm))) * ordo::transpose(xm) * ym, beta);
   const auto beta_values = ordo_test::download(beta.view());
   const long_matrix xt = transposed(x.stored);
   const long_matrix normal = product(inverse(product(xt, x.stored)), product(xt, y.stored));
@@ -356,6 +357,25 @@ TEST_CASE_TEMPLATE_DEFINE("portable structured kernels: LU pivots; singular and 
 }
 ORDO_TEST_ALL_SPACES(portable_errors_id);
 
+// cholesky_factor where LAPACK does not serve (here: half storage): S = L L^T for L with small
+// integer entries, every step exact in float, so L comes back exactly.
+TEST_CASE_TEMPLATE_DEFINE("portable cholesky_factor: an exact factor, and a matrix that is not SPD", ExecutionSpace,
+                          portable_cholesky_id) {
+  using M = dynamic_matrix<ordo::half, ExecutionSpace>;
+  const long_matrix l_exact{{2, 0, 0}, {1, 3, 0}, {2, 1, 4}};
+  const M s = to_matrix<ordo::half, ExecutionSpace>(product(l_exact, transposed(l_exact)), 3, 3);
+  const auto l = ordo_test::download(ordo::cholesky_factor(s).view());
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) CHECK(static_cast<float>(l(i, j)) == static_cast<float>(l_exact[i][j]));
+  const M indefinite = to_matrix<ordo::half, ExecutionSpace>(long_matrix{{1, 2}, {2, 1}}, 2, 2);
+  CHECK_THROWS_WITH_AS(static_cast<void>(ordo::cholesky_factor(indefinite)),
+                       "ordo::cholesky_factor(S): S (2x2) is not positive definite (Cholesky: pivot 2 is not positive)",
+                       std::runtime_error);
+}
+ORDO_TEST_ALL_SPACES(portable_cholesky_id);
+
+#if defined(ORDO_HAS_LAPACK)
+// LAPACK's messages (its info codes); the portable kernels' are checked below.
 TEST_CASE("structured chains: singular and non-SPD operands and wrong shapes are reported, naming the operand") {
   using M = dynamic_matrix<double, Kokkos::DefaultHostExecutionSpace>;
   const std::vector<std::size_t> dims{3, 3, 2};
@@ -407,6 +427,7 @@ TEST_CASE("structured chains: singular and non-SPD operands and wrong shapes are
   ordo::evaluate(square_plan, square, identity, square);
   CHECK(square.view()(2, 1) == 4.0);
 }
+#endif
 
 TEST_CASE("cholesky_factor: S = L L^T, and generalized least squares through one factorization") {
   using M = dynamic_matrix<double, Kokkos::DefaultHostExecutionSpace>;

@@ -4,7 +4,7 @@
 // fenced once until 10 rounds and --min-seconds; its time is the median round over 10. One JSON line per item
 // (--out FILE, else stdout): group, case, contender, seconds, q1, q3, bytes (moved at least; 0: none), note.
 //   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T] [--only GROUP,...]
-// --only runs the named groups (copy, batch_norm, softmax, sum, mask, chain): scripts/gpu-check runs
+// --only runs the named groups (copy, batch_norm, softmax, sum, mask, structured, chain): scripts/gpu-check runs
 // each group in a process of its own, so that a kernel that faults loses its own group only (a
 // CUDA fault ends the process's context).
 #include "bench_support.hpp"
@@ -168,6 +168,36 @@ void chain(const std::string& name, const std::array<std::size_t, N + 1>& dims) 
   });
 }
 
+// Structured chains: on a device space ordo::evaluate runs them on the portable kernels (cuSOLVER
+// is not called yet); the one cuBLAS GEMM of X^T X is the yardstick for the first product. On a
+// host space the same calls take the host's BLAS and LAPACK.
+void structured() {
+  const std::size_t m = 4096 / static_cast<std::size_t>(scale), p = 256, n = 512;
+  const dmatrix x(m, p), y(m, 1), beta(p, 1), gram(p, p), l(n, n), a(n, n), w(n, n), d(m, 1), big(m, m), dwd(m, m);
+  fill(x.view(), 61), fill(y.view(), 62), fill(a.view(), 63), fill(d.view(), 64), fill(big.view(), 65);
+  // A well-conditioned lower triangle: 2 on the diagonal, small values below it.
+  Kokkos::deep_copy(l.view(), 0.0);
+  const auto lv = l.view();
+  Kokkos::parallel_for(
+      "bench lower", index_policy(0, static_cast<std::int64_t>(n * n)), KOKKOS_LAMBDA(std::int64_t e) {
+        const auto i = e / static_cast<std::int64_t>(n), j = e % static_cast<std::int64_t>(n);
+        if (i == j) lv(i, j) = 2.0;
+        else if (j < i) lv(i, j) = 0.001 * static_cast<double>((i * 7 + j * 13) % 17);
+      });
+  const std::string ls = "(X^T X)^-1 X^T y, X " + std::to_string(m) + "x" + std::to_string(p);
+  bench("structured", ls, "ordo_evaluate_preallocated", 0, [&] {
+    ordo::evaluate(space(), ordo::inverse(ordo::spd(ordo::gram(x))) * ordo::transpose(x) * y, beta);
+  });
+  bench("structured", ls, "gemm_xtx_only", 0,
+        [&] { ordo::gemm(space(), 1.0, ordo::transpose(x).view(), x.view(), 0.0, gram.view()); });
+  bench("structured", "L^-1 A L^-T, " + std::to_string(n) + "^2", "ordo_evaluate_preallocated", 0, [&] {
+    ordo::evaluate(space(), ordo::inverse(ordo::lower(l)) * a * ordo::transpose(ordo::inverse(ordo::lower(l))), w);
+  });
+  bench("structured", "D W D, " + std::to_string(m) + "^2", "ordo_evaluate_preallocated",
+        2.0 * double(m * m * sizeof(double)),
+        [&] { ordo::evaluate(space(), ordo::diagonal(d) * big * ordo::diagonal(d), dwd); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -208,6 +238,7 @@ int main(int argc, char** argv) try {
           [&] { ordo::fill_sphere_mask(space(), mask, {255.5, 255.5, 255.5}, 200.0); });
     bench("mask", "512^3 sphere", "device_memset", double(mask.size()), [&] { Kokkos::deep_copy(space(), mask, 0); });
   }
+  if (wanted("structured")) structured();
   if (!wanted("chain")) return 0;
   chain<6>("clrs_x10", {300, 350, 150, 50, 100, 200, 250});
   chain<6>("six_1000", {1000, 900, 1100, 800, 1200, 950, 1050});

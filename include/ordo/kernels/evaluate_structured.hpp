@@ -61,17 +61,6 @@ namespace detail {
 
 inline constexpr const char* structured_evaluate_name = "ordo::evaluate(structured plan, result, operands...)";
 
-// Whether the host BLAS/LAPACK can run a chain of T in Memory: built with LAPACK, float or
-// double, host-accessible memory.
-template <class T, class... Memory>
-inline constexpr bool lapack_serves_structured =
-#if defined(ORDO_HAS_LAPACK)
-    (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
-    (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible && ...);
-#else
-    false;
-#endif
-
 template <class T>
 std::string structured_scalar_name() {
   if constexpr (std::is_same_v<T, float>) return "float";
@@ -95,8 +84,8 @@ void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, cons
                 "matrices' execution space");
   static_assert(Matrices == dynamic || Matrices == sizeof...(Operands),
                 "ordo::evaluate(structured plan, result, operands...): one operand per matrix of the plan");
-  constexpr bool lapack_serves =
-      lapack_serves_structured<value_type, typename R::memory_space, typename Operands::memory_space...>;
+  constexpr bool host_lapack_serves =
+      lapack_serves<value_type, typename R::memory_space, typename Operands::memory_space...>;
   const std::size_t n = plan.matrices();
   if (sizeof...(Operands) != n) {
     throw std::invalid_argument(std::string(structured_evaluate_name) + ": the plan has " + std::to_string(n) +
@@ -112,7 +101,7 @@ void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, cons
                                 ": the cublas backend does not serve structured chains (ordo does not call cuBLAS or "
                                 "cuSOLVER for them yet); use automatic or portable");
   }
-  if (backend == gemm_backend::blas && !lapack_serves) {
+  if (backend == gemm_backend::blas && !host_lapack_serves) {
     throw std::invalid_argument(std::string(structured_evaluate_name) +
                                 ": the blas backend needs a build with LAPACK, float or double matrices, and "
                                 "host-accessible memory (this call has " + structured_scalar_name<value_type>() +
@@ -142,7 +131,7 @@ void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, cons
   const auto run = [&](const R& into) {
     const node out{into.view().data(), into.rows(), into.cols(), into.cols() > 0 ? into.cols() : 1, true,
                    plan.result_kind(), false, true, not_an_operand, plan.result_kind()};
-    if constexpr (lapack_serves) {
+    if constexpr (host_lapack_serves) {
       if (backend != gemm_backend::portable) {
         host_lapack_kernels<ExecutionSpace> kernels;
         return evaluate_structured_plan(kernels, plan, nodes, out);

@@ -248,9 +248,15 @@ class structured_expression {
   // under Model.
   template <auto Model = cost_model::predicted_time{}, any_matrix M>
   void evaluate_into(const M& m) const {
+    evaluate_into<Model>(execution_space{}, m);
+  }
+  // The same with the chain's kernels on an instance of the matrices' space (the evaluated-first
+  // parts run on the default instance).
+  template <auto Model = cost_model::predicted_time{}, any_matrix M>
+  void evaluate_into(const execution_space& space, const M& m) const {
     const auto stored = boost::hana::transform(parts_, [](const auto& p) { return p.template materialize<Model>(); });
     const auto planned = plan<Model>();
-    boost::hana::unpack(stored, [&](const auto&... operands) { ordo::evaluate(planned, m, operands...); });
+    boost::hana::unpack(stored, [&](const auto&... operands) { ordo::evaluate(space, planned, m, operands...); });
   }
   template <any_matrix M>
   operator M() const {
@@ -262,6 +268,21 @@ class structured_expression {
  private:
   boost::hana::tuple<Parts...> parts_;
 };
+
+// result = e, planned under the predicted-time model; as the dense expressions' ordo::evaluate,
+// on the default instance or on a given instance of the matrices' execution space.
+template <class... Parts, any_matrix R>
+void evaluate(const structured_expression<Parts...>& e, const R& result) {
+  e.evaluate_into(result);
+}
+template <class ExecutionSpace, class... Parts, any_matrix R>
+  requires Kokkos::is_execution_space<ExecutionSpace>::value
+void evaluate(const ExecutionSpace& space, const structured_expression<Parts...>& e, const R& result) {
+  static_assert(std::is_same_v<ExecutionSpace, typename structured_expression<Parts...>::execution_space>,
+                "ordo::evaluate(space, structured product, result): space must be an instance of the matrices' "
+                "execution space");
+  e.evaluate_into(space, result);
+}
 
 // a * b where either factor is structured: one structured_expression of both's parts. Mixed
 // scalar types or spaces and static extents that do not conform fail to compile with

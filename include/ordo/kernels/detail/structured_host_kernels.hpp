@@ -22,7 +22,23 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+namespace ordo::detail {
+
+// Whether the host's BLAS and LAPACK serve T in Memory: a build with LAPACK, float or double,
+// host-accessible memory (else the portable kernels do: structured_portable_kernels.hpp).
+template <class T, class... Memory>
+inline constexpr bool lapack_serves =
+#if defined(ORDO_HAS_LAPACK)
+    (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+    (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible && ...);
+#else
+    false;
+#endif
+
+}  // namespace ordo::detail
 
 #if defined(ORDO_HAS_LAPACK)
 

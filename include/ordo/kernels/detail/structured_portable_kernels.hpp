@@ -145,20 +145,16 @@ void triangular_solve_left(const Space& space, const structured_node<T>& tri, co
   store_result(space, y, c);
 }
 
-// c = a^-1 b for a square a read in full: Cholesky (cholesky true; a declared SPD) or LU with
-// partial pivoting, of a compute-type copy of a in one team, then one thread per column of b.
-template <class Space, class T>
-void dense_solve_left(const Space& space, const structured_node<T>& a, const structured_node<T>& b,
-                      const structured_node<T>& c, bool cholesky) {
-  using C = compute_type_t<T>;
+// Factors the n x n compute-type copy `factor` in place in one team: lower Cholesky (cholesky
+// true; the upper triangle is left as it was) or LU with partial pivoting as LAPACK's GETRF (row
+// swaps in pivots). Returns 0, or the 1-based column where it stopped: a pivot that is not
+// positive (Cholesky) or no nonzero pivot (LU).
+template <class Space, class Factor, class Pivots>
+int factor_in_place(const Space& space, const Factor& factor, const Pivots& pivots, bool cholesky) {
+  using C = typename Factor::non_const_value_type;
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const std::size_t n = a.rows;
-  if (n == 0) return;
-  const auto factor = load_rhs(space, a);  // n x n, factored in place
-  Kokkos::View<int*, typename Space::memory_space> pivots(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: pivots"), n);
   Kokkos::View<int, typename Space::memory_space> failed("ordo::evaluate structured: failed column");
-  const int order = static_cast<int>(n);
+  const int order = static_cast<int>(factor.extent(0));
   Kokkos::parallel_for(
       cholesky ? "ordo::evaluate structured: Cholesky" : "ordo::evaluate structured: LU",
       Kokkos::TeamPolicy<Space>(space, 1, Kokkos::AUTO), KOKKOS_LAMBDA(const member& team) {
@@ -212,11 +208,30 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
       });
   int failed_column = 0;
   Kokkos::deep_copy(failed_column, failed);
+  return failed_column;
+}
+
+inline std::string cholesky_failure(int column) {
+  return "is not positive definite (Cholesky: pivot " + std::to_string(column) + " is not positive)";
+}
+
+// c = a^-1 b for a square a read in full: Cholesky (cholesky true; a declared SPD) or LU with
+// partial pivoting, of a compute-type copy of a in one team, then one thread per column of b.
+template <class Space, class T>
+void dense_solve_left(const Space& space, const structured_node<T>& a, const structured_node<T>& b,
+                      const structured_node<T>& c, bool cholesky) {
+  using C = compute_type_t<T>;
+  const std::size_t n = a.rows;
+  if (n == 0) return;
+  const auto factor = load_rhs(space, a);  // n x n, factored in place
+  Kokkos::View<int*, typename Space::memory_space> pivots(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: pivots"), n);
+  const int failed_column = factor_in_place(space, factor, pivots, cholesky);
   if (failed_column != 0) {
-    throw_singular(a, cholesky ? "is not positive definite (Cholesky: pivot " + std::to_string(failed_column) +
-                                     " is not positive)"
+    throw_singular(a, cholesky ? cholesky_failure(failed_column)
                                : "is singular (LU: no nonzero pivot for column " + std::to_string(failed_column) + ")");
   }
+  const int order = static_cast<int>(n);
   const auto y = load_rhs(space, b);
   Kokkos::parallel_for(
       "ordo::evaluate structured: factored solve", range(space, b.cols), KOKKOS_LAMBDA(index column) {
@@ -243,6 +258,25 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
         }
       });
   store_result(space, y, c);
+}
+
+// l = the lower Cholesky factor of s (zeros above its diagonal): 0, or the 1-based column of the
+// pivot that is not positive.
+template <class Space, class T>
+int cholesky_lower(const Space& space, const structured_node<T>& s, const structured_node<T>& l) {
+  const std::size_t n = s.rows;
+  if (n == 0) return 0;
+  const auto factor = load_rhs(space, s);
+  const Kokkos::View<int*, typename Space::memory_space> no_pivots("ordo::cholesky_factor: no pivots", 0);
+  const int failed_column = factor_in_place(space, factor, no_pivots, true);
+  if (failed_column != 0) return failed_column;
+  Kokkos::parallel_for(
+      "ordo::cholesky_factor: store", range(space, n * n), KOKKOS_LAMBDA(index e) {
+        const auto i = static_cast<std::size_t>(e) % n, j = static_cast<std::size_t>(e) / n;
+        l.data[l.offset(i, j)] = i >= j ? static_cast<T>(factor(i, j)) : T(0);
+      });
+  space.fence();
+  return 0;
 }
 
 // Refuses an inverted diagonal with a zero entry, naming the entry.
