@@ -93,3 +93,17 @@ if(ORDO_WITH_MPI)
     message(STATUS "ordo: no MPI found (apt-get install libopenmpi-dev openmpi-bin); ordo::mpi is not defined")
   endif()
 endif()
+
+# ScaLAPACK (with its BLACS) evaluates distributed chains (<ordo/mpi/distributed_chain.hpp>); the
+# rest of ordo::mpi builds without it. Debian's Open MPI build: libscalapack-openmpi-dev.
+set(ORDO_HAS_SCALAPACK OFF)
+if(ORDO_HAS_MPI)
+  find_library(ORDO_SCALAPACK_LIBRARY NAMES scalapack-openmpi scalapack)
+  if(ORDO_SCALAPACK_LIBRARY AND ORDO_HAS_LAPACK)
+    set(ORDO_HAS_SCALAPACK ON)
+    message(STATUS "ordo: ScaLAPACK ${ORDO_SCALAPACK_LIBRARY}; distributed chains are available")
+  else()
+    message(STATUS "ordo: no ScaLAPACK found (apt-get install libscalapack-openmpi-dev); ordo::mpi builds without "
+                   "distributed chains")
+  endif()
+endif()

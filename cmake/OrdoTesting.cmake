@@ -119,6 +119,10 @@ function(ordo_add_header_tests)
     if(header MATCHES "^ordo/kernels/detail/x86/" AND ORDO_KOKKOS_CUDA)
       continue()
     endif()
+    # Distributed chains need ScaLAPACK; the rest of ordo::mpi does not.
+    if(header MATCHES "^ordo/mpi/(distributed_|process_grid|detail/scalapack)" AND NOT ORDO_HAS_SCALAPACK)
+      continue()
+    endif()
     string(REGEX REPLACE "[/.]" "_" stem "${header}")
     set(source "${CMAKE_CURRENT_BINARY_DIR}/headers/${stem}.cpp")
     # Included twice to check the include guard as well.
@@ -231,6 +235,11 @@ function(ordo_add_compile_fail_tests dir)
     # ... and those of the MPI layer with "// needs: mpi".
     file(STRINGS "${case}" needs_mpi REGEX "^// needs: mpi")
     if(needs_mpi AND NOT TARGET ordo::mpi)
+      continue()
+    endif()
+    # ... and those of distributed chains with "// needs: scalapack".
+    file(STRINGS "${case}" needs_scalapack REGEX "^// needs: scalapack")
+    if(needs_scalapack AND NOT ORDO_HAS_SCALAPACK)
       continue()
     endif()
     set(record "${CMAKE_CURRENT_BINARY_DIR}/compile_fail/${name}.log")

@@ -1,6 +1,7 @@
 // Generalized chains (core/structured_chain.hpp): the kind rules checked on explicit matrices, the
 // planner against an exhaustive search over trees x kernels, the Linnea-style problems at compile
 // time and at run time, and the refusals. Built into planner_test (one executable).
+#include <ordo/core/distributed_cost_model.hpp>
 #include <ordo/core/structured_chain.hpp>
 
 #include "support/long_double_matrix.hpp"
@@ -521,4 +522,36 @@ TEST_CASE("structured chains: operands that do not describe the chain are refuse
   CHECK(ordo::plan_structured_chain(std::span<const std::size_t>(gram_dims), std::span<const chain_operand>(gram),
                                     ordo::cost_model::flops{})
             .kernels() == "syrk");
+}
+
+// The distributed cost model (core/distributed_cost_model.hpp) in the same DP: 100 x 50 x 100 x 400
+// on one rank is the flop count, (A1(A2A3)) with 8e6 flops against 9e6; on a 2 x 2 grid (block
+// 64, 20 us a message, 1 ns a byte, 0.1 ns a flop) SUMMA's broadcasts turn it around. Costs by
+// hand (femtoseconds): (A1A2)A3 = (2.5e10 + 2 x 2e10 + 5000 x 8e6) + (2e11 + 4 x 2e10 + 25000 x 8e6)
+// = 5.85e11; A1(A2A3) = (1e11 + 8e10 + 22500 x 8e6) + (1e11 + 4e10 + 12500 x 8e6) = 6.0e11.
+TEST_CASE("the SUMMA cost model: a chain whose best order on a 2 x 2 grid is not one rank's") {
+  constexpr std::array<std::size_t, 4> dims{100, 50, 100, 400};
+  constexpr std::array<ordo::chain_operand, 3> ops{general, general, general};
+  constexpr ordo::cost_model::summa one_rank{1, 1, 64, 100'000, 20'000'000'000, 1'000'000, 8};
+  constexpr ordo::cost_model::summa grid{2, 2, 64, 100'000, 20'000'000'000, 1'000'000, 8};
+  constexpr auto alone = ordo::plan_structured_chain(dims, ops, one_rank);
+  constexpr auto spread = ordo::plan_structured_chain(dims, ops, grid);
+  static_assert(alone.order() == "(A1(A2A3))" && alone.cost() == 8'000'000 * 100'000ULL);
+  static_assert(spread.order() == "((A1A2)A3)" && spread.cost() == 585'000'000'000ULL);
+  static_assert(spread.kernels() == "gemm gemm");
+  // The same at run time, from a span.
+  const std::vector<std::size_t> run_dims(dims.begin(), dims.end());
+  const std::vector<ordo::chain_operand> run_ops(ops.begin(), ops.end());
+  const auto at_run_time = ordo::plan_structured_chain(std::span<const std::size_t>(run_dims),
+                                                       std::span<const ordo::chain_operand>(run_ops), grid);
+  CHECK(at_run_time.order() == "((A1A2)A3)");
+  CHECK(at_run_time.cost() == 585'000'000'000ULL);
+  // One product's parts, by hand: A2A3 on 2 x 2 is 1e6 flops a rank, 2 steps of 2 broadcasts,
+  // 100 x 25 + 100 x 200 words.
+  const ordo::kernel_call a2a3{ordo::chain_kernel::gemm, 50, 100, 400};
+  CHECK(grid.compute_fs(a2a3) == 100'000'000'000ULL);
+  CHECK(grid.messages(a2a3) == 4);
+  CHECK(grid.words(a2a3) == 22'500);
+  // Kernels ScaLAPACK's products do not cover cost the most (never chosen where GEMM serves).
+  CHECK(grid(ordo::kernel_call{ordo::chain_kernel::trsm, 10, 10, 10}) == ~std::uint64_t{0});
 }
