@@ -3,6 +3,9 @@
 bench_mpi under mpirun -np 1 .. 4, one OpenMP thread per rank: MPI_Allreduce of 8 bytes to 2 MiB
 (alpha + beta * bytes fitted per rank count) and a batch-norm training step (ordo::mpi against
 ordo::nn on each rank's part alone). Writes the `mpi` section of docs/distributed.md.
+bench_mpi_chain under mpirun -np 1, 2, 4: distributed chains planned under the SUMMA model
+calibrated on the grid and under the flop count, predicted against measured. Writes the
+`mpi-chain` section.
 """
 
 import os
@@ -11,7 +14,7 @@ import subprocess
 
 import ordo_bench as ob
 
-TARGETS = ("bench_mpi",)
+TARGETS = ("bench_mpi", "bench_mpi_chain")
 WATCH = ("include", "bench/mpi")
 
 
@@ -60,4 +63,38 @@ def measure(ctx):
             results[0]["channels"], payload, payload)])
     software = "%s, Kokkos 3.4.01 (OpenMP), %s" % (
         ob.shell(["ompi_info", "--version"]).splitlines()[0], ob.machine()["cxx"])
-    return [ob.Section("mpi", text, software, "docs/distributed.md")]
+    chain_text = chain_section(ctx, env)
+    return [ob.Section("mpi", text, software, "docs/distributed.md"),
+            ob.Section("mpi-chain", chain_text, software + ", ScaLAPACK 2.2.1 (Debian, Open MPI)", "docs/distributed.md")]
+
+
+def chain_section(ctx, env):
+    calibrations, rows = [], []
+    for ranks in (1, 2, 4):
+        out = ob.run(["mpirun", "-np", str(ranks), "--oversubscribe", ctx.binary("bench_mpi_chain"), "--seconds",
+                      str(ctx.args.seconds / 2)], env=env, capture_output=True, text=True).stdout
+        lines = ob.json_lines(out)
+        ctx.loads.append(ob.loadavg())
+        calibrations.append(lines[0])
+        by_chain = {}
+        for r in lines[1:]:
+            by_chain.setdefault(r["chain"], {})[r["plan"]] = r
+        for chain, plans in by_chain.items():
+            o, f = plans["ordo"], plans["flops"]
+            same = o["order"] == f["order"]
+            rows.append([ranks, chain, o["order"], "%.3f" % (o["predicted_s"] * 1e3), "%.3f" % (o["measured_s"] * 1e3),
+                         "same" if same else f["order"],
+                         "" if same else "%.3f" % (f["predicted_s"] * 1e3), "" if same else "%.3f" % (f["measured_s"] * 1e3)])
+    calibration_rows = [[c["ranks"], "%d x %d" % tuple(c["grid"]), "%.2f" % (c["alpha_s"] * 1e6),
+                         "%.3f" % (c["beta_s_per_byte"] * 1e9), "%.1f" % (c["s_per_flop"] * 1e12)] for c in calibrations]
+    return "\n".join([
+        "Shared memory on one 2-core machine, one OpenMP thread per rank (4 ranks oversubscribe the cores).",
+        "Calibration per grid (bench_mpi_chain): α and β of one broadcast stage (MPI_Bcast of 8 bytes and",
+        "4 MiB on all ranks, over its ceil(log2 P) stages), and the time per flop of one rank's share of",
+        "a 512³ p?gemm with the model's own communication taken out:", "",
+        ob.table(["ranks", "grid", "α (µs)", "β (ns/byte)", "time per flop (ps)"], calibration_rows, "rrrrr"), "",
+        "Each chain planned under that calibrated model (ordo's order) and under the flop count alone",
+        "(the order one rank would use), predicted by the model and measured with ordo::mpi::evaluate",
+        "(slowest rank's median, ms, block 64, double):", "",
+        ob.table(["ranks", "chain (dims)", "ordo's order", "predicted", "measured", "flop-count order",
+                  "its predicted", "its measured"], rows, "rllrrlrr")])

@@ -76,6 +76,17 @@ struct distributed_operand_traits<oriented<T>> {
 template <class X>
 concept distributed_operand = distributed_operand_traits<std::remove_cvref_t<X>>::is_operand;
 
+// Words of a message, appended piece by piece (numbers as decimals): g++ 12 at -O3 warns falsely
+// (-Wrestrict, GCC bug 105329) on "literal" + std::string chains once they are inlined.
+inline void append_piece(std::string& s, std::string_view piece) { s.append(piece); }
+inline void append_piece(std::string& s, std::size_t number) { s.append(std::to_string(number)); }
+template <class... Pieces>
+std::string words(const Pieces&... pieces) {
+  std::string s;
+  (append_piece(s, pieces), ...);
+  return s;
+}
+
 // FNV-1a of the plan's order and kernels and its cost: what every rank must agree on.
 template <class Plan>
 std::int64_t plan_hash(const Plan& plan) {
@@ -122,14 +133,13 @@ structured_chain_plan<sizeof...(Operands)> plan_chain(cost_model::summa machine,
     const auto& m = traits::matrix(operand);
     const bool t = traits::is_transposed(operand);
     const std::size_t rows = t ? m.cols() : m.rows(), cols = t ? m.rows() : m.cols();
-    const std::string name = "A" + std::to_string(i + 1) + " (" + std::to_string(rows) + "x" + std::to_string(cols) + ")";
-    if (problem.empty() && !(m.grid() == lead.grid())) problem = name + " lives on another process grid than A1";
+    const std::string name = detail::words("A", i + 1, " (", rows, "x", cols, ")");
+    if (problem.empty() && !(m.grid() == lead.grid())) problem = detail::words(name, " lives on another process grid than A1");
     if (problem.empty() && m.block() != lead.block()) {
-      problem = name + " is in blocks of " + std::to_string(m.block()) + " but A1 in blocks of " + std::to_string(lead.block());
+      problem = detail::words(name, " is in blocks of ", m.block(), " but A1 in blocks of ", lead.block());
     }
     if (problem.empty() && i > 0 && dims[i] != rows) {
-      problem = "A" + std::to_string(i) + " has " + std::to_string(dims[i]) + " columns but " + name + " has " +
-                std::to_string(rows) + " rows";
+      problem = detail::words("A", i, " has ", dims[i], " columns but ", name, " has ", rows, " rows");
     }
     if (i == 0) dims[0] = rows;
     dims[i + 1] = cols;
@@ -214,18 +224,18 @@ void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>
     if (problem.empty() && i < n &&
         (nodes.back().rows() != plan.dims()[i] || nodes.back().cols() != plan.dims()[i + 1] ||
          plan.operands()[i].transposed != nodes.back().transposed)) {
-      problem = "A" + std::to_string(i + 1) + " is not the plan's operand " + std::to_string(i + 1);
+      problem = detail::words("A", i + 1, " is not the plan's operand ", i + 1);
     }
     if (problem.empty() && (!(m.grid() == result.grid()) || m.block() != result.block())) {
-      problem = "A" + std::to_string(i + 1) + " and the result live on different grids or in different blocks";
+      problem = detail::words("A", i + 1, " and the result live on different grids or in different blocks");
     }
     aliases = aliases || &m == &result;  // each matrix owns its blocks: sharing them means being the same object
   };
   (add(operands), ...);
-  if (problem.empty() && sizeof...(Operands) != n) problem = "the plan has " + std::to_string(n) + " operands";
+  if (problem.empty() && sizeof...(Operands) != n) problem = detail::words("the plan has ", n, " operands");
   if (problem.empty() && (result.rows() != plan.rows() || result.cols() != plan.cols())) {
-    problem = "the chain's result is " + std::to_string(plan.rows()) + "x" + std::to_string(plan.cols()) +
-              " but the result matrix is " + std::to_string(result.rows()) + "x" + std::to_string(result.cols());
+    problem = detail::words("the chain's result is ", plan.rows(), "x", plan.cols(), " but the result matrix is ",
+                            result.rows(), "x", result.cols());
   }
   {
     const detail::errors_return_scope scope(result.grid().comm(), operation);
