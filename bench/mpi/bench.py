@@ -68,13 +68,21 @@ def measure(ctx):
             ob.Section("mpi-chain", chain_text, software + ", ScaLAPACK 2.2.1 (Debian, Open MPI)", "docs/distributed.md")]
 
 
+# The transports the chains run over: shared memory (Open MPI's default on one machine) and TCP
+# over loopback, a slower "network" (larger alpha and beta) on the same machine.
+TRANSPORTS = (("shared memory", []), ("TCP loopback", ["--mca", "btl", "self,tcp"]))
+
+
 def chain_section(ctx, env):
     calibrations, rows = [], []
-    for ranks in (1, 2, 4):
-        out = ob.run(["mpirun", "-np", str(ranks), "--oversubscribe", ctx.binary("bench_mpi_chain"), "--seconds",
+    for (transport, mca), ranks in [(t, r) for t in TRANSPORTS for r in (1, 2, 4)]:
+        if ranks == 1 and mca:
+            continue  # one rank sends nothing
+        out = ob.run(["mpirun", "-np", str(ranks), "--oversubscribe", *mca, ctx.binary("bench_mpi_chain"), "--seconds",
                       str(ctx.args.seconds / 2)], env=env, capture_output=True, text=True).stdout
         lines = ob.json_lines(out)
         ctx.loads.append(ob.loadavg())
+        lines[0]["transport"] = transport
         calibrations.append(lines[0])
         by_chain = {}
         for r in lines[1:]:
@@ -82,19 +90,21 @@ def chain_section(ctx, env):
         for chain, plans in by_chain.items():
             o, f = plans["ordo"], plans["flops"]
             same = o["order"] == f["order"]
-            rows.append([ranks, chain, o["order"], "%.3f" % (o["predicted_s"] * 1e3), "%.3f" % (o["measured_s"] * 1e3),
+            rows.append([transport, ranks, chain, o["order"], "%.3f" % (o["predicted_s"] * 1e3), "%.3f" % (o["measured_s"] * 1e3),
                          "same" if same else f["order"],
                          "" if same else "%.3f" % (f["predicted_s"] * 1e3), "" if same else "%.3f" % (f["measured_s"] * 1e3)])
-    calibration_rows = [[c["ranks"], "%d x %d" % tuple(c["grid"]), "%.2f" % (c["alpha_s"] * 1e6),
+    calibration_rows = [[c["transport"], c["ranks"], "%d x %d" % tuple(c["grid"]), "%.2f" % (c["alpha_s"] * 1e6),
                          "%.3f" % (c["beta_s_per_byte"] * 1e9), "%.1f" % (c["s_per_flop"] * 1e12)] for c in calibrations]
     return "\n".join([
-        "Shared memory on one 2-core machine, one OpenMP thread per rank (4 ranks oversubscribe the cores).",
+        "One 2-core machine, one OpenMP thread per rank (4 ranks oversubscribe the cores), over shared memory",
+        "and over TCP loopback (`--mca btl self,tcp`: a slower network on the same machine).",
         "Calibration per grid (bench_mpi_chain): α and β of one broadcast stage (MPI_Bcast of 8 bytes and",
         "4 MiB on all ranks, over its ceil(log2 P) stages), and the time per flop of one rank's share of",
         "a 512³ p?gemm with the model's own communication taken out:", "",
-        ob.table(["ranks", "grid", "α (µs)", "β (ns/byte)", "time per flop (ps)"], calibration_rows, "rrrrr"), "",
+        ob.table(["transport", "ranks", "grid", "α (µs)", "β (ns/byte)", "time per flop (ps)"], calibration_rows,
+                 "lrrrrr"), "",
         "Each chain planned under that calibrated model (ordo's order) and under the flop count alone",
         "(the order one rank would use), predicted by the model and measured with ordo::mpi::evaluate",
         "(slowest rank's median, ms, block 64, double):", "",
-        ob.table(["ranks", "chain (dims)", "ordo's order", "predicted", "measured", "flop-count order",
-                  "its predicted", "its measured"], rows, "rllrrlrr")])
+        ob.table(["transport", "ranks", "chain (dims)", "ordo's order", "predicted", "measured", "flop-count order",
+                  "its predicted", "its measured"], rows, "lrllrrlrr")])

@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
     ordo::cost_model::summa flops_only = model;
     flops_only.alpha_fs = 0, flops_only.beta_fs_per_byte = 0;
     const std::vector<std::vector<std::size_t>> chains = {
-        {1000, 500, 1000, 4000}, {8, 2048, 16, 2048, 16}, {16, 4096, 64, 4096}, {2000, 100, 2000, 100, 2000}};
+        {1000, 500, 1000, 4000}, {8, 2048, 16, 2048, 16}, {16, 4096, 64, 4096}, {2000, 100, 2000, 100, 2000},
+        {128, 64, 1024, 128, 2048}, {2048, 128, 64, 2048, 128}};
     for (const auto& dims : chains) {
       std::vector<ordo::mpi::distributed_matrix<double>> m;
       for (std::size_t k = 0; k + 1 < dims.size(); ++k) m.emplace_back(grid, dims[k], dims[k + 1], block);

@@ -86,11 +86,19 @@ void check_random_chain(const process_grid& grid, std::mt19937_64& rng) {
   const std::vector<T> gathered = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return ordo::mpi::multiply(ordo::mpi::oriented<T>{operands[I], transposed_operand[I]}...).gather();
   }(std::make_index_sequence<N>{});
+  // The same chain held by ordo::mpi::chain and evaluated into a matrix of the result's shape.
+  const auto held = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ordo::mpi::chain(ordo::mpi::oriented<T>{operands[I], transposed_operand[I]}...);
+  }(std::make_index_sequence<N>{});
+  distributed_matrix<T> into(grid, dims[0], dims[N], block);
+  ordo::mpi::evaluate(held, into);
+  const std::vector<T> held_gathered = into.gather();
   if (ordo_test::rank_in(grid.comm()) == 0) {
     const std::vector<T> expected = flat<T>(reference);
     CAPTURE(N);
     CAPTURE(block);
     CHECK(gathered == expected);
+    CHECK(held_gathered == expected);
   }
 }
 
@@ -103,7 +111,8 @@ TEST_CASE("distributed chains equal the integer product exactly, on every grid o
   for (int ranks = 1; ranks <= ordo_test::world_size(); ++ranks) {
     const ordo_test::first_ranks comm(ranks);
     if (!comm.member()) continue;
-    for (const auto& [rows, cols] : grids_of(ranks)) {
+    for (const auto& shape : grids_of(ranks)) {
+      const int rows = shape.first, cols = shape.second;  // (clang 14 lambdas cannot capture bindings)
       CAPTURE(rows);
       CAPTURE(cols);
       const process_grid grid(comm.get(), rows, cols);

@@ -11,6 +11,8 @@
 //   ordo::mpi::oriented<double>{b, flag}                            // transposed when flag (run time)
 //   auto plan = ordo::mpi::plan_chain(model, a, b, x);              // or: the plan, then
 //   ordo::mpi::evaluate(plan, y, a, b, x);                          // the products into y
+//   auto c = ordo::mpi::chain(a, b, x);                             // or: a chain held for later,
+//   ordo::mpi::evaluate(c, y);  auto z = ordo::mpi::evaluate(c);    // planned when evaluated
 //
 // Collective over the grid's communicator. Every rank plans from the same shapes and the same
 // model, and one allreduce checks that every rank holds the same plan and the same operands'
@@ -36,6 +38,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ordo::mpi {
@@ -288,6 +291,50 @@ auto multiply(cost_model::summa machine, const Operands&... operands) {
 template <detail::distributed_operand... Operands>
 auto multiply(const Operands&... operands) {
   return multiply(cost_model::summa{}, operands...);
+}
+
+// A chain of distributed operands held for later: ordo::mpi::chain(a, transpose(b), x), then
+// evaluate(c) for a new matrix or evaluate(c, result), each planned on the operands' grid under
+// the given model. The operands are referenced, not copied: they must outlive the chain.
+template <class T, std::size_t N>
+class distributed_chain {
+ public:
+  explicit distributed_chain(const std::array<oriented<T>, N>& operands) : operands_(operands) {}
+  const std::array<oriented<T>, N>& operands() const noexcept { return operands_; }
+  // Calls f(operands...) with the operands as plan_chain and evaluate take them.
+  template <class F>
+  decltype(auto) apply(F&& f) const {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+      return f(operands_[I]...);
+    }(std::make_index_sequence<N>{});
+  }
+  auto plan(cost_model::summa machine = {}) const {
+    return apply([&](const auto&... o) { return plan_chain(machine, o...); });
+  }
+
+ private:
+  std::array<oriented<T>, N> operands_;
+};
+
+template <detail::distributed_operand... Operands>
+auto chain(const Operands&... operands) {
+  using T = typename detail::distributed_operand_traits<
+      std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>::value_type;
+  const auto orient = [](const auto& operand) {
+    using traits = detail::distributed_operand_traits<std::remove_cvref_t<decltype(operand)>>;
+    return oriented<T>{traits::matrix(operand), traits::is_transposed(operand)};
+  };
+  return distributed_chain<T, sizeof...(Operands)>(std::array<oriented<T>, sizeof...(Operands)>{orient(operands)...});
+}
+
+template <class T, std::size_t N>
+void evaluate(const distributed_chain<T, N>& c, distributed_matrix<T>& result, cost_model::summa machine = {}) {
+  const auto plan = c.plan(machine);
+  c.apply([&](const auto&... o) { evaluate(plan, result, o...); });
+}
+template <class T, std::size_t N>
+distributed_matrix<T> evaluate(const distributed_chain<T, N>& c, cost_model::summa machine = {}) {
+  return c.apply([&](const auto&... o) { return multiply(machine, o...); });
 }
 
 // A distributed matrix in a single-node expression (ordo::matrix's operator*) is a mistake that
