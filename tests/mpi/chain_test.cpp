@@ -9,8 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,19 +59,20 @@ std::vector<std::pair<int, int>> grids_of(int ranks) {
   return grids;
 }
 
-// One random chain of N operands (the same on every rank: same seed), its distributed product
-// gathered on rank 0 against the integer product of the operands as written.
-template <class T, std::size_t N>
-void check_random_chain(const process_grid& grid, std::mt19937_64& rng) {
+// One random chain of n operands (the same on every rank: same seed), its distributed product
+// gathered on rank 0 against the integer product of the operands as written: through
+// ordo::mpi::multiply on a span of operands, and through ordo::mpi::chain and evaluate.
+template <class T>
+void check_random_chain(const process_grid& grid, std::size_t n, std::mt19937_64& rng) {
   constexpr std::size_t extents[] = {1, 2, 3, 5, 8, 13, 17};
   std::uniform_int_distribution<std::size_t> pick(0, 6), block_pick(1, 4), coin(0, 2);
-  std::array<std::size_t, N + 1> dims{};
+  std::vector<std::size_t> dims(n + 1);
   for (auto& d : dims) d = extents[pick(rng)];
   const std::size_t block = block_pick(rng);
-  std::array<bool, N> transposed_operand{};
+  std::vector<bool> transposed_operand(n);
   std::vector<integer_matrix> stored;
   integer_matrix reference;
-  for (std::size_t i = 0; i < N; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     transposed_operand[i] = coin(rng) == 0;
     const std::size_t rows = transposed_operand[i] ? dims[i + 1] : dims[i], cols = transposed_operand[i] ? dims[i] : dims[i + 1];
     stored.push_back(random_integers(rows, cols, rng));
@@ -77,28 +80,43 @@ void check_random_chain(const process_grid& grid, std::mt19937_64& rng) {
     reference = i == 0 ? as_written : product(reference, as_written, dims[i], dims[i + 1]);
   }
   std::vector<distributed_matrix<T>> operands;
-  for (std::size_t i = 0; i < N; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const std::size_t rows = stored[i].size(), cols = stored[i].empty() ? 0 : stored[i][0].size();
     operands.push_back(distributed_matrix<T>::scatter(grid, flat<T>(stored[i]), rows, cols, block));
   }
-  // ordo::mpi::multiply plans on the grid (the default model) and evaluates, each operand read
-  // transposed or not as drawn.
-  const std::vector<T> gathered = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return ordo::mpi::multiply(ordo::mpi::oriented<T>{operands[I], transposed_operand[I]}...).gather();
-  }(std::make_index_sequence<N>{});
-  // The same chain held by ordo::mpi::chain and evaluated into a matrix of the result's shape.
-  const auto held = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return ordo::mpi::chain(ordo::mpi::oriented<T>{operands[I], transposed_operand[I]}...);
-  }(std::make_index_sequence<N>{});
-  distributed_matrix<T> into(grid, dims[0], dims[N], block);
-  ordo::mpi::evaluate(held, into);
-  const std::vector<T> held_gathered = into.gather();
+  std::vector<ordo::mpi::oriented<T>> oriented;
+  for (std::size_t i = 0; i < n; ++i) oriented.push_back({operands[i], transposed_operand[i]});
+  const std::vector<T> gathered =
+      ordo::mpi::multiply(ordo::cost_model::summa{}, std::span<const ordo::mpi::oriented<T>>(oriented)).gather();
   if (ordo_test::rank_in(grid.comm()) == 0) {
     const std::vector<T> expected = flat<T>(reference);
-    CAPTURE(N);
+    CAPTURE(n);
     CAPTURE(block);
     CHECK(gathered == expected);
-    CHECK(held_gathered == expected);
+  }
+}
+
+// The variadic forms on a three-operand chain: ordo::mpi::chain, evaluate(chain, result),
+// evaluate(chain), plan_chain + evaluate(plan, result, operands...).
+template <class T>
+void check_variadic_forms(const process_grid& grid, std::mt19937_64& rng) {
+  const integer_matrix a = random_integers(5, 7, rng), b = random_integers(3, 7, rng), c = random_integers(3, 4, rng);
+  const auto da = distributed_matrix<T>::scatter(grid, flat<T>(a), 5, 7, 2),
+             db = distributed_matrix<T>::scatter(grid, flat<T>(b), 3, 7, 2),
+             dc = distributed_matrix<T>::scatter(grid, flat<T>(c), 3, 4, 2);
+  const std::vector<T> expected = flat<T>(product(product(a, transposed(b, 3, 7), 7, 3), c, 3, 4));
+  const auto held = ordo::mpi::chain(da, ordo::mpi::transpose(db), dc);
+  distributed_matrix<T> into(grid, 5, 4, 2);
+  ordo::mpi::evaluate(held, into);
+  const std::vector<T> from_chain = into.gather(), from_new = ordo::mpi::evaluate(held).gather();
+  const auto plan = ordo::mpi::plan_chain(da, ordo::mpi::transpose(db), dc);
+  distributed_matrix<T> planned(grid, 5, 4, 2);
+  ordo::mpi::evaluate(plan, planned, da, ordo::mpi::transpose(db), dc);
+  const std::vector<T> from_plan = planned.gather();
+  if (ordo_test::rank_in(grid.comm()) == 0) {
+    CHECK(from_chain == expected);
+    CHECK(from_new == expected);
+    CHECK(from_plan == expected);
   }
 }
 
@@ -118,13 +136,11 @@ TEST_CASE("distributed chains equal the integer product exactly, on every grid o
       const process_grid grid(comm.get(), rows, cols);
       std::mt19937_64 rng(static_cast<std::uint64_t>(100 * rows + cols));  // the same on every rank
       for (int trial = 0; trial < 4; ++trial) {
-        check_random_chain<double, 1>(grid, rng);
-        check_random_chain<double, 2>(grid, rng);
-        check_random_chain<double, 3>(grid, rng);
-        check_random_chain<double, 5>(grid, rng);
-        check_random_chain<float, 2>(grid, rng);
-        check_random_chain<float, 4>(grid, rng);  // |values| < 17^3 3^4 < 2^24: exact in float
+        for (const std::size_t n : std::array<std::size_t, 4>{1, 2, 3, 5}) check_random_chain<double>(grid, n, rng);
+        // float: |values| < 17^3 3^4 < 2^24, exact
+        for (const std::size_t n : std::array<std::size_t, 2>{2, 4}) check_random_chain<float>(grid, n, rng);
       }
+      check_variadic_forms<double>(grid, rng);
     }
   }
 }

@@ -37,6 +37,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <ranges>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -70,6 +72,97 @@ std::string structured_scalar_name() {
   return "another scalar type";
 }
 
+// One stored operand as the evaluator reads it: where it is, its stored shape, whether it shares
+// memory with the result.
+template <class T>
+struct structured_operand_ref {
+  const T* data = nullptr;
+  std::size_t rows = 0, cols = 0;
+  bool aliases_result = false;
+};
+
+// The evaluation itself, instantiated once per space, scalar type and plan type (not per list of
+// operand types): the checks that need no types, the backend, the nodes, the aliasing temporary.
+// out: the result's row-major rows x cols memory.
+template <class ExecutionSpace, class T, std::size_t Matrices>
+void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend,
+                              const structured_chain_plan<Matrices>& plan,
+                              std::span<const structured_operand_ref<T>> operands, T* out_data, std::size_t out_rows,
+                              std::size_t out_cols) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  constexpr bool host_lapack_serves = lapack_serves<T, memory_space>;
+  const std::size_t n = plan.matrices();
+  if (operands.size() != n) {
+    throw std::invalid_argument(std::string(structured_evaluate_name) + ": the plan has " + std::to_string(n) +
+                                " operands but " + std::to_string(operands.size()) + " were given");
+  }
+  if (out_rows != plan.rows() || out_cols != plan.cols()) {
+    throw std::invalid_argument(std::string(structured_evaluate_name) + ": the chain's result is " +
+                                shape_text(plan.rows(), plan.cols()) + " but the result matrix is " +
+                                shape_text(out_rows, out_cols));
+  }
+  if (backend == gemm_backend::cublas) {
+    throw std::invalid_argument(std::string(structured_evaluate_name) +
+                                ": the cublas backend does not serve structured chains (ordo does not call cuBLAS or "
+                                "cuSOLVER for them yet); use automatic or portable");
+  }
+  if (backend == gemm_backend::blas && !host_lapack_serves) {
+    throw std::invalid_argument(std::string(structured_evaluate_name) +
+                                ": the blas backend needs a build with LAPACK, float or double matrices, and "
+                                "host-accessible memory (this call has " + structured_scalar_name<T>() +
+                                " in " + memory_space::name() + " memory); use automatic or portable");
+  }
+  using node = structured_node<T>;
+  std::vector<node> nodes(2 * n - 1);
+  bool aliases = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const structured_operand_ref<T>& m = operands[i];
+    const chain_operand& operand = plan.operands()[i];
+    const auto expected = stored_shape(plan.dims(), operand, i);
+    if (m.rows != expected[0] || m.cols != expected[1]) {
+      throw std::invalid_argument(std::string(structured_evaluate_name) + ": A" + std::to_string(i + 1) + " is " +
+                                  shape_text(m.rows, m.cols) + " but the plan reads a stored " +
+                                  shape_text(expected[0], expected[1]) + " (" + std::string(kind_name(operand.kind)) +
+                                  (operand.transposed ? ", transposed" : "") + (operand.inverted ? ", inverted" : "") +
+                                  ")");
+    }
+    aliases = aliases || m.aliases_result;
+    // A row-major stored M is S^T for the column-major S that BLAS sees; the operand is M or M^T.
+    nodes[i] = node{const_cast<T*>(m.data), plan.dims()[i], plan.dims()[i + 1], m.cols > 0 ? m.cols : 1,
+                    !operand.transposed, effective_kind(operand), operand.kind == matrix_kind::diagonal, false, i,
+                    operand.kind};
+  }
+  const auto run = [&](T* into) {
+    const node out{into, out_rows, out_cols, out_cols > 0 ? out_cols : 1, true, plan.result_kind(), false, true,
+                   not_an_operand, plan.result_kind()};
+    if constexpr (host_lapack_serves) {
+      if (backend != gemm_backend::portable) {
+        host_lapack_kernels<ExecutionSpace> kernels;
+        return evaluate_structured_plan(kernels, plan, nodes, out);
+      }
+    }
+    // Forced portable: the dense products too (ordo::gemm's tiled kernel, never the host BLAS).
+    portable_structured_kernels<ExecutionSpace> kernels{
+        space, backend == gemm_backend::portable ? gemm_backend::portable : gemm_backend::automatic};
+    evaluate_structured_plan(kernels, plan, nodes, out);
+  };
+  if (aliases) {  // an operand is the result: computed aside, then copied
+    const Kokkos::View<T*, memory_space> aside(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate aside"),
+                                               out_rows * out_cols);
+    run(aside.data());
+    Kokkos::deep_copy(space, Kokkos::View<T*, memory_space, Kokkos::MemoryUnmanaged>(out_data, out_rows * out_cols),
+                      aside);
+    space.fence();
+  } else {
+    run(out_data);
+  }
+}
+
+template <class R, class M>
+structured_operand_ref<typename R::value_type> structured_ref(const M& m, const R& result) {
+  return {m.view().data(), m.rows(), m.cols(), shares_memory(m, result)};
+}
+
 template <class ExecutionSpace, std::size_t Matrices, any_matrix R, any_matrix... Operands>
 void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, const structured_chain_plan<Matrices>& plan,
                          const R& result, const Operands&... operands) {
@@ -84,71 +177,30 @@ void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, cons
                 "matrices' execution space");
   static_assert(Matrices == dynamic || Matrices == sizeof...(Operands),
                 "ordo::evaluate(structured plan, result, operands...): one operand per matrix of the plan");
-  constexpr bool host_lapack_serves =
-      lapack_serves<value_type, typename R::memory_space, typename Operands::memory_space...>;
-  const std::size_t n = plan.matrices();
-  if (sizeof...(Operands) != n) {
-    throw std::invalid_argument(std::string(structured_evaluate_name) + ": the plan has " + std::to_string(n) +
-                                " operands but " + std::to_string(sizeof...(Operands)) + " were given");
-  }
-  if (result.rows() != plan.rows() || result.cols() != plan.cols()) {
-    throw std::invalid_argument(std::string(structured_evaluate_name) + ": the chain's result is " +
-                                shape_text(plan.rows(), plan.cols()) + " but the result matrix is " +
-                                shape_text(result.rows(), result.cols()));
-  }
-  if (backend == gemm_backend::cublas) {
-    throw std::invalid_argument(std::string(structured_evaluate_name) +
-                                ": the cublas backend does not serve structured chains (ordo does not call cuBLAS or "
-                                "cuSOLVER for them yet); use automatic or portable");
-  }
-  if (backend == gemm_backend::blas && !host_lapack_serves) {
-    throw std::invalid_argument(std::string(structured_evaluate_name) +
-                                ": the blas backend needs a build with LAPACK, float or double matrices, and "
-                                "host-accessible memory (this call has " + structured_scalar_name<value_type>() +
-                                " in " + R::memory_space::name() + " memory); use automatic or portable");
-  }
-  using node = structured_node<value_type>;
-  std::vector<node> nodes(2 * n - 1);
-  std::size_t i = 0;
-  bool aliases = false;
-  const auto add = [&](const auto& m) {
-    const chain_operand& operand = plan.operands()[i];
-    const auto expected = stored_shape(plan.dims(), operand, i);
-    if (m.rows() != expected[0] || m.cols() != expected[1]) {
-      throw std::invalid_argument(std::string(structured_evaluate_name) + ": A" + std::to_string(i + 1) + " is " +
-                                  shape_text(m.rows(), m.cols()) + " but the plan reads a stored " +
-                                  shape_text(expected[0], expected[1]) + " (" + std::string(kind_name(operand.kind)) +
-                                  (operand.transposed ? ", transposed" : "") + (operand.inverted ? ", inverted" : "") +
-                                  ")");
-    }
-    aliases = aliases || shares_memory(m, result);
-    // A row-major stored M is S^T for the column-major S that BLAS sees; the operand is M or M^T.
-    node x{const_cast<value_type*>(m.view().data()), plan.dims()[i], plan.dims()[i + 1], m.cols() > 0 ? m.cols() : 1,
-           !operand.transposed, effective_kind(operand), operand.kind == matrix_kind::diagonal, false, i, operand.kind};
-    nodes[i++] = x;
-  };
-  (add(operands), ...);
-  const auto run = [&](const R& into) {
-    const node out{into.view().data(), into.rows(), into.cols(), into.cols() > 0 ? into.cols() : 1, true,
-                   plan.result_kind(), false, true, not_an_operand, plan.result_kind()};
-    if constexpr (host_lapack_serves) {
-      if (backend != gemm_backend::portable) {
-        host_lapack_kernels<ExecutionSpace> kernels;
-        return evaluate_structured_plan(kernels, plan, nodes, out);
-      }
-    }
-    portable_structured_kernels<ExecutionSpace> kernels{space};
-    evaluate_structured_plan(kernels, plan, nodes, out);
-  };
-  if (aliases) {
-    R temporary = uninitialized_matrix<R>(result.rows(), result.cols());
-    run(temporary);
-    Kokkos::deep_copy(space, result.view(), temporary.view());
-    space.fence();
-  } else {
-    run(result);
-  }
+  const std::array<structured_operand_ref<value_type>, sizeof...(Operands)> refs{structured_ref(operands, result)...};
+  evaluate_structured_refs(space, backend, plan, std::span<const structured_operand_ref<value_type>>(refs),
+                           result.view().data(), result.rows(), result.cols());
 }
+
+template <class ExecutionSpace, std::size_t Matrices, any_matrix R, class Range>
+void evaluate_structured_range(const ExecutionSpace& space, gemm_backend backend,
+                               const structured_chain_plan<Matrices>& plan, const R& result, const Range& operands) {
+  using M = std::ranges::range_value_t<Range>;
+  using value_type = typename R::value_type;
+  static_assert(std::is_same_v<typename M::value_type, value_type>,
+                "ordo::evaluate(structured plan, result, operands): every operand must have the result's scalar type");
+  static_assert(std::is_same_v<typename M::execution_space, typename R::execution_space> &&
+                    std::is_same_v<ExecutionSpace, typename R::execution_space>,
+                "ordo::evaluate(structured plan, result, operands): the operands, the result and the space must share "
+                "one execution space");
+  std::vector<structured_operand_ref<value_type>> refs;
+  for (const M& m : operands) refs.push_back(structured_ref(m, result));
+  evaluate_structured_refs(space, backend, plan, std::span<const structured_operand_ref<value_type>>(refs),
+                           result.view().data(), result.rows(), result.cols());
+}
+
+template <class Range>
+concept matrix_range = std::ranges::input_range<Range> && any_matrix<std::ranges::range_value_t<Range>>;
 
 }  // namespace detail
 
@@ -181,6 +233,23 @@ template <class ExecutionSpace, std::size_t Matrices, any_matrix R, any_matrix..
 void evaluate(const ExecutionSpace& space, gemm_backend backend, const structured_chain_plan<Matrices>& plan,
               const R& result, const Operands&... operands) {
   detail::evaluate_structured(space, backend, plan, result, operands...);
+}
+
+// The same with the operands in a range (a std::vector or std::span of one matrix type): a chain
+// whose length is known only at run time, evaluated by one instantiation whatever its length.
+template <std::size_t Matrices, any_matrix R, detail::matrix_range Range>
+void evaluate(const structured_chain_plan<Matrices>& plan, const R& result, const Range& operands) {
+  detail::evaluate_structured_range(typename R::execution_space{}, gemm_backend::automatic, plan, result, operands);
+}
+template <std::size_t Matrices, any_matrix R, detail::matrix_range Range>
+void evaluate(gemm_backend backend, const structured_chain_plan<Matrices>& plan, const R& result, const Range& operands) {
+  detail::evaluate_structured_range(typename R::execution_space{}, backend, plan, result, operands);
+}
+template <class ExecutionSpace, std::size_t Matrices, any_matrix R, detail::matrix_range Range>
+  requires Kokkos::is_execution_space<ExecutionSpace>::value
+void evaluate(const ExecutionSpace& space, gemm_backend backend, const structured_chain_plan<Matrices>& plan,
+              const R& result, const Range& operands) {
+  detail::evaluate_structured_range(space, backend, plan, result, operands);
 }
 
 }  // namespace ordo

@@ -47,6 +47,7 @@ namespace ordo::mpi {
 // moves). ordo::mpi::transpose(m) makes the second; a plain distributed_matrix is the first.
 template <class T>
 struct oriented {
+  using value_type = T;
   const distributed_matrix<T>& matrix;
   bool transposed = false;
 };
@@ -114,27 +115,38 @@ inline cost_model::summa grid_cost_model(const process_grid& grid, std::size_t b
   return machine;
 }
 
-// The plan of operands... (a distributed_matrix or ordo::mpi::transpose of one each) on their
-// grid, under `machine`'s flop time, alpha and beta. Collective: checks that the operands share
-// one grid and block and that every rank computed the same plan.
-template <detail::distributed_operand... Operands>
-structured_chain_plan<sizeof...(Operands)> plan_chain(cost_model::summa machine, const Operands&... operands) {
-  static_assert(sizeof...(Operands) >= 1, "ordo::mpi::plan_chain needs at least one operand");
+namespace detail {
+
+// The operands as oriented matrices of one scalar type (the variadic forms' first step).
+template <distributed_operand... Operands>
+auto oriented_all(const Operands&... operands) {
+  using first = distributed_operand_traits<std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>;
+  using T = typename first::value_type;
+  static_assert((std::is_same_v<typename distributed_operand_traits<Operands>::value_type, T> && ...),
+                "ordo::mpi: every operand of a chain must have the same scalar type");
+  const auto orient = [](const auto& operand) {
+    using traits = distributed_operand_traits<std::remove_cvref_t<decltype(operand)>>;
+    return oriented<T>{traits::matrix(operand), traits::is_transposed(operand)};
+  };
+  return std::array<oriented<T>, sizeof...(Operands)>{orient(operands)...};
+}
+
+}  // namespace detail
+
+// The plan of the operands (each a distributed_matrix, read transposed or not) on their grid,
+// under `machine`'s flop time, alpha and beta. Collective: checks that the operands share one
+// grid and block and that every rank computed the same plan.
+template <class T>
+structured_chain_plan<dynamic> plan_chain(cost_model::summa machine, std::span<const oriented<T>> operands) {
   constexpr const char* operation = "ordo::mpi::plan_chain";
-  using first = detail::distributed_operand_traits<std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>;
-  static_assert((std::is_same_v<typename detail::distributed_operand_traits<Operands>::value_type,
-                                typename first::value_type> &&
-                 ...),
-                "ordo::mpi::plan_chain: every operand must have the same scalar type");
-  const auto& lead = first::matrix(std::get<0>(std::tie(operands...)));
-  std::array<std::size_t, sizeof...(Operands) + 1> dims{};
-  std::array<chain_operand, sizeof...(Operands)> ops{};
+  if (operands.empty()) throw error(std::string(operation) + ": a chain needs at least one operand");
+  const distributed_matrix<T>& lead = operands[0].matrix;
+  std::vector<std::size_t> dims(operands.size() + 1);
+  std::vector<chain_operand> ops(operands.size());
   std::string problem;
-  std::size_t i = 0;
-  const auto add = [&](const auto& operand) {
-    using traits = detail::distributed_operand_traits<std::remove_cvref_t<decltype(operand)>>;
-    const auto& m = traits::matrix(operand);
-    const bool t = traits::is_transposed(operand);
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const distributed_matrix<T>& m = operands[i].matrix;
+    const bool t = operands[i].transposed;
     const std::size_t rows = t ? m.cols() : m.rows(), cols = t ? m.rows() : m.cols();
     const std::string name = detail::words("A", i + 1, " (", rows, "x", cols, ")");
     if (problem.empty() && !(m.grid() == lead.grid())) problem = detail::words(name, " lives on another process grid than A1");
@@ -148,15 +160,14 @@ structured_chain_plan<sizeof...(Operands)> plan_chain(cost_model::summa machine,
     dims[i + 1] = cols;
     ops[i] = ordo::operands::general;
     ops[i].transposed = t;
-    ++i;
-  };
-  (add(operands), ...);
-  std::optional<structured_chain_plan<sizeof...(Operands)>> plan;
+  }
+  std::optional<structured_chain_plan<dynamic>> plan;
   std::exception_ptr failure;
   if (!problem.empty()) {
     failure = std::make_exception_ptr(error(std::string(operation) + ": " + problem));
   } else {
-    plan = plan_structured_chain(dims, ops, grid_cost_model(lead.grid(), lead.block(), machine));
+    plan = plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops),
+                                 grid_cost_model(lead.grid(), lead.block(), machine));
   }
   const detail::errors_return_scope scope(lead.grid().comm(), operation);
   detail::check_agreement<1>(lead.grid().comm(), operation,
@@ -166,7 +177,12 @@ structured_chain_plan<sizeof...(Operands)> plan_chain(cost_model::summa machine,
   return *plan;
 }
 template <detail::distributed_operand... Operands>
-structured_chain_plan<sizeof...(Operands)> plan_chain(const Operands&... operands) {
+structured_chain_plan<dynamic> plan_chain(cost_model::summa machine, const Operands&... operands) {
+  const auto all = detail::oriented_all(operands...);
+  return plan_chain(machine, std::span<const typename decltype(all)::value_type>(all));
+}
+template <detail::distributed_operand... Operands>
+structured_chain_plan<dynamic> plan_chain(const Operands&... operands) {
   return plan_chain(cost_model::summa{}, operands...);
 }
 
@@ -207,23 +223,18 @@ void distributed_product(const distributed_node<T>& a, const distributed_node<T>
 
 // result = the chain the plan describes (plan_chain of the same operands). Collective: a result
 // on another grid, in another block, or of another shape throws ordo::mpi::error on every rank.
-template <std::size_t Matrices, class T, detail::distributed_operand... Operands>
-void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>& result, const Operands&... operands) {
+template <std::size_t Matrices, class T>
+void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>& result,
+              std::span<const oriented<T>> operands) {
   constexpr const char* operation = "ordo::mpi::evaluate";
-  static_assert(Matrices == dynamic || Matrices == sizeof...(Operands),
-                "ordo::mpi::evaluate(plan, result, operands...): one operand per matrix of the plan");
-  static_assert((std::is_same_v<typename detail::distributed_operand_traits<Operands>::value_type, T> && ...),
-                "ordo::mpi::evaluate(plan, result, operands...): every operand must have the result's scalar type");
   const std::size_t n = plan.matrices();
   std::vector<detail::distributed_node<T>> nodes;
   nodes.reserve(2 * n);
   bool aliases = false;
   std::string problem;
-  const auto add = [&](const auto& operand) {
-    using traits = detail::distributed_operand_traits<std::remove_cvref_t<decltype(operand)>>;
-    const auto& m = traits::matrix(operand);
-    const std::size_t i = nodes.size();
-    nodes.push_back({&m, traits::is_transposed(operand)});
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const distributed_matrix<T>& m = operands[i].matrix;
+    nodes.push_back({&m, operands[i].transposed});
     if (problem.empty() && i < n &&
         (nodes.back().rows() != plan.dims()[i] || nodes.back().cols() != plan.dims()[i + 1] ||
          plan.operands()[i].transposed != nodes.back().transposed)) {
@@ -233,9 +244,10 @@ void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>
       problem = detail::words("A", i + 1, " and the result live on different grids or in different blocks");
     }
     aliases = aliases || &m == &result;  // each matrix owns its blocks: sharing them means being the same object
-  };
-  (add(operands), ...);
-  if (problem.empty() && sizeof...(Operands) != n) problem = detail::words("the plan has ", n, " operands");
+  }
+  if (problem.empty() && operands.size() != n) {
+    problem = detail::words("the plan has ", n, " operands but ", operands.size(), " were given");
+  }
   if (problem.empty() && (result.rows() != plan.rows() || result.cols() != plan.cols())) {
     problem = detail::words("the chain's result is ", plan.rows(), "x", plan.cols(), " but the result matrix is ",
                             result.rows(), "x", result.cols());
@@ -245,6 +257,15 @@ void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>
     detail::check_agreement<1>(
         result.grid().comm(), operation, {{{"the plan (a hash of its order, kernels and cost)", detail::plan_hash(plan), nullptr}}},
         problem.empty() ? std::exception_ptr{} : std::make_exception_ptr(error(std::string(operation) + ": " + problem)));
+  }
+  if (n == 1) {  // a single operand: the result is its copy, transposed if the plan says so
+    const std::vector<T> whole = nodes[0].matrix->gather();  // row-major on rank 0, as stored
+    std::vector<T> values(whole.size());
+    const std::size_t r = nodes[0].rows(), c = nodes[0].cols();
+    for (std::size_t i = 0; i < r && !whole.empty(); ++i)
+      for (std::size_t j = 0; j < c; ++j) values[i * c + j] = nodes[0].transposed ? whole[j * r + i] : whole[i * c + j];
+    result = distributed_matrix<T>::scatter(result.grid(), values, r, c, result.block());
+    return;
   }
   // The intermediates, allocated once before the first product; the root goes to the result, or
   // to a temporary when the result is also an operand.
@@ -256,16 +277,6 @@ void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>
   }
   std::optional<distributed_matrix<T>> aside;
   if (aliases) aside.emplace(result.grid(), result.rows(), result.cols(), result.block());
-  if (n == 1) {  // a single operand: the result is its copy, transposed if the plan says so
-    std::vector<T> whole = nodes[0].matrix->gather();
-    // (rank 0 has it; a transposed operand is transposed there)
-    std::vector<T> values(whole.size());
-    const std::size_t r = nodes[0].rows(), c = nodes[0].cols();
-    for (std::size_t i = 0; i < r && !whole.empty(); ++i)
-      for (std::size_t j = 0; j < c; ++j) values[i * c + j] = nodes[0].transposed ? whole[j * r + i] : whole[i * c + j];
-    result = distributed_matrix<T>::scatter(result.grid(), values, r, c, result.block());
-    return;
-  }
   for (std::size_t p = 0; p < products.size(); ++p) {
     const bool root = p + 1 == products.size();
     distributed_matrix<T>& c = root ? (aside ? *aside : result) : temporaries[p];
@@ -274,19 +285,28 @@ void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>
   }
   if (aside) result = std::move(*aside);
 }
+template <std::size_t Matrices, class T, detail::distributed_operand... Operands>
+void evaluate(const structured_chain_plan<Matrices>& plan, distributed_matrix<T>& result, const Operands&... operands) {
+  const auto all = detail::oriented_all(operands...);
+  static_assert(std::is_same_v<typename decltype(all)::value_type, oriented<T>>,
+                "ordo::mpi::evaluate(plan, result, operands...): every operand must have the result's scalar type");
+  evaluate(plan, result, std::span<const oriented<T>>(all));
+}
 
 // The product of the operands, planned on their grid under `machine` (or the default model) and
 // evaluated into a new distributed matrix in the operands' block.
+template <class T>
+distributed_matrix<T> multiply(cost_model::summa machine, std::span<const oriented<T>> operands) {
+  const auto plan = plan_chain(machine, operands);
+  const distributed_matrix<T>& lead = operands[0].matrix;
+  distributed_matrix<T> result(lead.grid(), plan.rows(), plan.cols(), lead.block());
+  evaluate(plan, result, operands);
+  return result;
+}
 template <detail::distributed_operand... Operands>
 auto multiply(cost_model::summa machine, const Operands&... operands) {
-  using T = typename detail::distributed_operand_traits<
-      std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>::value_type;
-  const auto plan = plan_chain(machine, operands...);
-  const auto& lead = detail::distributed_operand_traits<std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>::matrix(
-      std::get<0>(std::tie(operands...)));
-  distributed_matrix<T> result(lead.grid(), plan.rows(), plan.cols(), lead.block());
-  evaluate(plan, result, operands...);
-  return result;
+  const auto all = detail::oriented_all(operands...);
+  return multiply(machine, std::span<const typename decltype(all)::value_type>(all));
 }
 template <detail::distributed_operand... Operands>
 auto multiply(const Operands&... operands) {
@@ -300,17 +320,8 @@ template <class T, std::size_t N>
 class distributed_chain {
  public:
   explicit distributed_chain(const std::array<oriented<T>, N>& operands) : operands_(operands) {}
-  const std::array<oriented<T>, N>& operands() const noexcept { return operands_; }
-  // Calls f(operands...) with the operands as plan_chain and evaluate take them.
-  template <class F>
-  decltype(auto) apply(F&& f) const {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-      return f(operands_[I]...);
-    }(std::make_index_sequence<N>{});
-  }
-  auto plan(cost_model::summa machine = {}) const {
-    return apply([&](const auto&... o) { return plan_chain(machine, o...); });
-  }
+  std::span<const oriented<T>> operands() const noexcept { return operands_; }
+  structured_chain_plan<dynamic> plan(cost_model::summa machine = {}) const { return plan_chain(machine, operands()); }
 
  private:
   std::array<oriented<T>, N> operands_;
@@ -318,23 +329,17 @@ class distributed_chain {
 
 template <detail::distributed_operand... Operands>
 auto chain(const Operands&... operands) {
-  using T = typename detail::distributed_operand_traits<
-      std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Operands...>>>>::value_type;
-  const auto orient = [](const auto& operand) {
-    using traits = detail::distributed_operand_traits<std::remove_cvref_t<decltype(operand)>>;
-    return oriented<T>{traits::matrix(operand), traits::is_transposed(operand)};
-  };
-  return distributed_chain<T, sizeof...(Operands)>(std::array<oriented<T>, sizeof...(Operands)>{orient(operands)...});
+  const auto all = detail::oriented_all(operands...);
+  return distributed_chain<typename decltype(all)::value_type::value_type, sizeof...(Operands)>(all);
 }
 
 template <class T, std::size_t N>
 void evaluate(const distributed_chain<T, N>& c, distributed_matrix<T>& result, cost_model::summa machine = {}) {
-  const auto plan = c.plan(machine);
-  c.apply([&](const auto&... o) { evaluate(plan, result, o...); });
+  evaluate(c.plan(machine), result, c.operands());
 }
 template <class T, std::size_t N>
 distributed_matrix<T> evaluate(const distributed_chain<T, N>& c, cost_model::summa machine = {}) {
-  return c.apply([&](const auto&... o) { return multiply(machine, o...); });
+  return multiply(machine, c.operands());
 }
 
 // A distributed matrix in a single-node expression (ordo::matrix's operator*) is a mistake that

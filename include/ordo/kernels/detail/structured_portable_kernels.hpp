@@ -6,10 +6,13 @@
 // detail::evaluate_structured_plan (structured_evaluator.hpp); nodes are read where they live.
 //
 // Arithmetic runs in compute_type_t<T> (float for half and bfloat16), each result rounded once to
-// T. The kernels are the textbook ones, written for correctness on every space first:
-//   products (GEMM, GEMV, TRMM, SYRK)  one thread per result element, a dot product over k, a
-//                                      triangle read as zeros outside it (SYRK's two triangles are
-//                                      the same dot products, so the result is exactly symmetric);
+// T. The products go to ordo::gemm; the rest are the textbook kernels, written for correctness
+// on every space first:
+//   products (GEMM, GEMV, SYRK, TRMM)  ordo::gemm (cuBLAS, the host BLAS or its portable tiled
+//                                      kernel) on strided Views of the operands, SYRK's lower
+//                                      triangle copied to the upper (exactly symmetric); one thread
+//                                      per result element where a triangle must be masked (a
+//                                      user's triangular operand, whose other half is not read);
 //   triangular solves                  one thread per right-hand side column, substitution;
 //   POSV, GESV (and SYSV)              one team factors a copy of A (right-looking Cholesky, or LU
 //                                      with partial pivoting, as LAPACK's GETRF), then one thread
@@ -22,6 +25,8 @@
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/core/structured_product.hpp>
 #include <ordo/kernels/detail/structured_node.hpp>
+#include <ordo/kernels/gemm.hpp>
+#include <ordo/kernels/gemm_backend.hpp>
 #include <ordo/platform/kokkos_math.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -65,10 +70,26 @@ void copy_masked(const Space& space, const structured_node<T>& from, const struc
       });
 }
 
-// c = l r (GEMM, GEMV, a dot product, TRMM with the triangle masked, SYRK with r = l^T).
+// A node as an unmanaged strided View of its memory (element (i, j) at node.offset(i, j)).
+template <class Space, class Value, class T>
+auto strided_view(const structured_node<T>& node) {
+  using view = Kokkos::View<Value**, Kokkos::LayoutStride, typename Space::memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Kokkos::LayoutStride layout(node.rows, node.transposed ? node.ld : 1, node.cols, node.transposed ? 1 : node.ld);
+  return view(node.data, layout);
+}
+
+// Whether ordo::gemm can read the node as it is: stored in full, no triangle to mask.
+template <class T>
+bool dense_operand(const structured_node<T>& node) {
+  return !node.diagonal_vector && !(is_triangular(node.kind) && !node.clean);
+}
+
+// c = l r (GEMM, GEMV, a dot product, TRMM with the triangle masked, SYRK with r = l^T), one
+// thread per element: for what ordo::gemm cannot take (a triangle to mask, a stored diagonal).
 template <class Space, class T>
-void general_product(const Space& space, const structured_node<T>& l, const structured_node<T>& r,
-                     const structured_node<T>& c) {
+void elementwise_product(const Space& space, const structured_node<T>& l, const structured_node<T>& r,
+                         const structured_node<T>& c) {
   using C = compute_type_t<T>;
   const std::size_t rows = c.rows, inner = l.cols;
   if (rows == 0 || c.cols == 0) return;
@@ -78,6 +99,30 @@ void general_product(const Space& space, const structured_node<T>& l, const stru
         C sum(0);
         for (std::size_t k = 0; k < inner; ++k) sum += static_cast<C>(l.masked_at(i, k)) * static_cast<C>(r.masked_at(k, j));
         c.data[c.offset(i, j)] = static_cast<T>(sum);
+      });
+}
+
+// c = l r: ordo::gemm (cuBLAS on CUDA, the host BLAS or the portable tiled kernel, as `backend`
+// says) for dense operands, else the element-wise kernel.
+template <class Space, class T>
+void general_product(const Space& space, const structured_node<T>& l, const structured_node<T>& r,
+                     const structured_node<T>& c, gemm_backend backend) {
+  if (c.rows == 0 || c.cols == 0) return;
+  if (!dense_operand(l) || !dense_operand(r) || l.cols == 0) return elementwise_product(space, l, r, c);
+  ordo::gemm(space, 1, strided_view<Space, const T>(l), strided_view<Space, const T>(r), 0, strided_view<Space, T>(c),
+             backend);
+}
+
+// c = l l^T with both triangles the same bits: a GEMM, then the lower triangle copied to the upper.
+template <class Space, class T>
+void gram_product(const Space& space, const structured_node<T>& l, const structured_node<T>& c, gemm_backend backend) {
+  general_product(space, l, l.flipped(), c, backend);
+  const std::size_t n = c.rows;
+  if (n == 0) return;
+  Kokkos::parallel_for(
+      "ordo::evaluate structured: symmetrize", range(space, n * n), KOKKOS_LAMBDA(index e) {
+        const auto i = static_cast<std::size_t>(e) % n, j = static_cast<std::size_t>(e) / n;
+        if (i < j) c.data[c.offset(i, j)] = c.data[c.offset(j, i)];
       });
 }
 
@@ -335,6 +380,7 @@ namespace ordo::detail {
 template <class Space>
 struct portable_structured_kernels {
   Space space;
+  gemm_backend products = gemm_backend::automatic;  // what ordo::gemm runs the dense products on
 
   template <class T>
   struct buffer {
@@ -407,8 +453,8 @@ struct portable_structured_kernels {
       case chain_kernel::gemv:
       case chain_kernel::dot:
       case chain_kernel::trmm:
-      case chain_kernel::trmv: return ps::general_product(space, l, r, c);
-      case chain_kernel::syrk: return ps::general_product(space, l, l.flipped(), c);
+      case chain_kernel::trmv: return ps::general_product(space, l, r, c, products);
+      case chain_kernel::syrk: return ps::gram_product(space, l, c, products);
       case chain_kernel::trsm:
       case chain_kernel::trsv:
         // X T^-1 = (T^-T X^T)^T: the right-side solve is the left one of the transposes.
