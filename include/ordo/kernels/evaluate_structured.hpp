@@ -8,6 +8,8 @@
 //   const auto plan = ordo::plan_structured_chain(dims, ops);  // ops: {spd.inverse(), general.transpose(), general}
 //   ordo::evaluate(plan, x, s, X, y);                          // x = S^-1 X^T y: a GEMV, then POSV
 //
+// or with the operands in a range of one matrix type, for a chain whose length is known only at
+// run time: ordo::evaluate(plan, x, std::vector<M>{...}).
 // Operand i is passed as stored: the matrix itself, not its transpose or inverse (the plan says
 // which), a diagonal one as its n x 1 diagonal. A symmetric or SPD operand is read in full, a
 // triangular one only in its triangle (and not on a unit diagonal).
