@@ -5,37 +5,19 @@
 // ordo::mpi::evaluate. Each time is the slowest rank's median; rank 0 prints JSON lines.
 //   mpirun -np 4 bench_mpi_chain [--seconds 1]
 #include "bench_support.hpp"
+#include "mpi_timing.hpp"
 
 #include <ordo/mpi/distributed_chain.hpp>
 
 #include <mpi.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
-
-double slowest_median(std::vector<double> samples, MPI_Comm comm) {
-  double mine = ordo_bench::median(std::move(samples)), slowest = 0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return slowest;
-}
-
-template <class F>
-double timed(F&& f, double seconds, int rounds, MPI_Comm comm) {
-  std::vector<double> samples;
-  const auto start = std::chrono::steady_clock::now();
-  for (int stop = 0; !stop;) {
-    MPI_Barrier(comm);
-    samples.push_back(ordo_bench::seconds_of(f));
-    stop = static_cast<int>(samples.size()) >= rounds &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds;
-    MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
-  }
-  return slowest_median(samples, comm);
-}
 
 // alpha and beta of one broadcast stage: MPI_Bcast of 8 bytes and of 4 MiB on the world, divided
 // by its ceil(log2 P) stages (SUMMA's broadcasts run along rows and columns, binomial trees).
@@ -45,8 +27,8 @@ std::pair<double, double> broadcast_alpha_beta(double seconds) {
   if (size == 1) return {0.0, 0.0};
   const double stages = static_cast<double>(ordo::cost_model::summa::ceil_log2(static_cast<std::uint64_t>(size)));
   std::vector<char> small(8), large(4 << 20);
-  const double t_small = timed([&] { MPI_Bcast(small.data(), 8, MPI_CHAR, 0, MPI_COMM_WORLD); }, seconds, 50, MPI_COMM_WORLD);
-  const double t_large = timed([&] { MPI_Bcast(large.data(), static_cast<int>(large.size()), MPI_CHAR, 0, MPI_COMM_WORLD); },
+  const double t_small = ordo_bench::slowest_median_seconds([&] { MPI_Bcast(small.data(), 8, MPI_CHAR, 0, MPI_COMM_WORLD); }, seconds, 50, MPI_COMM_WORLD);
+  const double t_large = ordo_bench::slowest_median_seconds([&] { MPI_Bcast(large.data(), static_cast<int>(large.size()), MPI_CHAR, 0, MPI_COMM_WORLD); },
                                seconds, 10, MPI_COMM_WORLD);
   return {t_small / stages, (t_large - t_small) / stages / static_cast<double>(large.size())};
 }
@@ -69,9 +51,8 @@ int main(int argc, char** argv) {
     const std::size_t n = 512;
     const ordo::mpi::distributed_matrix<double> a(grid, n, n, block), b(grid, n, n, block);
     ordo::mpi::distributed_matrix<double> c(grid, n, n, block);
-    const ordo::cost_model::summa one_rank{};
     const auto square = ordo::mpi::plan_chain(ordo::cost_model::summa{1, 1, block, 1, 0, 0, 8}, a, b);
-    const double t_gemm = timed([&] { ordo::mpi::evaluate(square, c, a, b); }, seconds, 5, MPI_COMM_WORLD);
+    const double t_gemm = ordo_bench::slowest_median_seconds([&] { ordo::mpi::evaluate(square, c, a, b); }, seconds, 5, MPI_COMM_WORLD);
     const auto [alpha, beta] = broadcast_alpha_beta(seconds);
     // Only the compute share: what the model's own broadcasts of this product would take is removed.
     ordo::cost_model::summa machine{};
@@ -104,8 +85,8 @@ int main(int argc, char** argv) {
                                                                          std::vector<ordo::chain_operand>(4, ordo::operands::general), planning);
         std::uint64_t predicted = 0;
         for (const auto& p : plan.products()) predicted += model(ordo::kernel_call{p.kernel, p.rows, p.inner, p.cols});
-        const double t = dims.size() == 4 ? timed([&] { ordo::mpi::evaluate(plan, out, m[0], m[1], m[2]); }, seconds, 3, MPI_COMM_WORLD)
-                                          : timed([&] { ordo::mpi::evaluate(plan, out, m[0], m[1], m[2], m[3]); }, seconds, 3,
+        const double t = dims.size() == 4 ? ordo_bench::slowest_median_seconds([&] { ordo::mpi::evaluate(plan, out, m[0], m[1], m[2]); }, seconds, 3, MPI_COMM_WORLD)
+                                          : ordo_bench::slowest_median_seconds([&] { ordo::mpi::evaluate(plan, out, m[0], m[1], m[2], m[3]); }, seconds, 3,
                                                   MPI_COMM_WORLD);
         if (rank == 0) {
           std::string d;
@@ -117,7 +98,6 @@ int main(int argc, char** argv) {
       run(model, "ordo");
       run(flops_only, "flops");
     }
-    (void)one_rank;
   }
   MPI_Finalize();
   return 0;

@@ -4,36 +4,24 @@
 // the rank's median, then the slowest rank's; rank 0 prints one JSON line.
 //   mpirun -np 2 bench_mpi [--seconds 2]
 #include "bench_support.hpp"
+#include "mpi_timing.hpp"
 
 #include <ordo/mpi.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace {
 
-// The slowest rank's median seconds of f over at least `rounds` rounds and `seconds` seconds;
-// rank 0 decides when every rank stops.
+// The slowest rank's median seconds of f (mpi_timing.hpp), as JSON's number.
 template <class F>
 std::string timed(F&& f, double seconds, int rounds) {
-  std::vector<double> samples;
-  const auto start = std::chrono::steady_clock::now();
-  for (int stop = 0; !stop;) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    samples.push_back(ordo_bench::seconds_of(f));
-    stop = static_cast<int>(samples.size()) >= rounds &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds;
-    MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  }
-  double mine = ordo_bench::median(samples), slowest = 0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   char text[32];
-  std::snprintf(text, sizeof text, "%.9g", slowest);
+  std::snprintf(text, sizeof text, "%.9g", ordo_bench::slowest_median_seconds(f, seconds, rounds));
   return text;
 }
 
