@@ -266,9 +266,16 @@ TEST_CASE_TEMPLATE_DEFINE("both launch shapes of the sphere mask give the refere
       ordo::detail::fill_sphere_mask<launch_shape::device>(space, view, s);
       space.fence();
       const auto device_shape = to_host(view);
+      // The host shape with stream stores, forced on these small grids (Views whose runs are not
+      // contiguous keep the plain stores).
+      Kokkos::deep_copy(view, 7);
+      ordo::detail::fill_sphere_mask<launch_shape::host>(space, view, s, 0);
+      space.fence();
+      const auto streamed = to_host(view);
       CHECK(host_shape == expected);
       CHECK(device_shape == expected);
       CHECK(device_shape == host_shape);
+      CHECK(streamed == expected);
       // And through the public entry point, on this space.
       Kokkos::deep_copy(view, 7);
       ordo::fill_sphere_mask(space, view, c.center, c.radius);
@@ -277,6 +284,40 @@ TEST_CASE_TEMPLATE_DEFINE("both launch shapes of the sphere mask give the refere
   }
 }
 ORDO_TEST_ALL_SPACES(shapes_id);
+
+TEST_CASE_TEMPLATE_DEFINE("streamed host masks at every alignment write their own bytes only", ExecutionSpace,
+                          streamed_id) {
+  // A LayoutRight mask that starts 0 to 17 bytes into a buffer of 7s: the streamed blocks, the
+  // plain head and tail bytes and the blocks where runs meet must give the reference's bits and
+  // leave every byte outside the mask untouched. Runs of 1 to 40 bytes, one or many per work item.
+  using memory = typename ExecutionSpace::memory_space;
+  const ExecutionSpace space;
+  const std::array<std::size_t, 3> grids[] = {{9, 7, 13}, {3, 4, 40}, {2, 50, 1}, {5, 5, 16}, {1, 1, 33}};
+  for (const auto& n : grids) {
+    const std::size_t size = n[0] * n[1] * n[2];
+    const std::array<double, 3> center{static_cast<double>(n[0]) / 2 - 0.3, static_cast<double>(n[1]) / 2 + 0.2,
+                                       static_cast<double>(n[2]) / 2 - 0.45};
+    const double radius = static_cast<double>(std::max({n[0], n[1], n[2]})) / 2.5;
+    const auto expected = reference_mask(n, center, radius);
+    const ordo::detail::sphere s = ordo::detail::make_sphere(center, radius, "test");
+    for (std::size_t offset = 0; offset < 18; ++offset) {
+      CAPTURE(offset);
+      CAPTURE(n[2]);
+      Kokkos::View<std::uint8_t*, memory> buffer("buffer", size + 40);
+      Kokkos::deep_copy(buffer, 7);
+      const Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory, Kokkos::MemoryUnmanaged> mask(
+          buffer.data() + offset, n[0], n[1], n[2]);
+      ordo::detail::fill_sphere_mask<ordo::detail::launch_shape::host>(space, mask, s, 0);
+      space.fence();
+      CHECK(to_host(mask) == expected);
+      const auto bytes = ordo_test::download(buffer);
+      std::size_t sevens_outside = 0;
+      for (std::size_t i = 0; i < bytes.extent(0); ++i) sevens_outside += (i < offset || i >= offset + size) && bytes(i) == 7;
+      CHECK(sevens_outside == 40);
+    }
+  }
+}
+ORDO_TEST_ALL_SPACES(streamed_id);
 
 namespace {
 
