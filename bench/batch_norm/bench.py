@@ -10,6 +10,7 @@ import json
 import ordo_bench as ob
 
 TARGETS = ("bench_paired", "bench_batch_norm_storage")
+PYTHON_MODULES = ("numpy", "torch")
 WATCH = ("include/ordo/nn", "bench/batch_norm")
 BUILDS = ("dispatch", "baseline")
 BUILD_LABEL = {"dispatch": "as built (the CPU's best kernels, chosen at run time)",

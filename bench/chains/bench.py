@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ordo_bench as ob  # noqa: E402
 
 TARGETS, WATCH, SEED = ("bench_chains",), ("include", "bench/chains"), 20240601  # SEED: chains.hpp's
+PYTHON_MODULES = ("numpy",)
 NAMES = {"blas": "hand-ordered OpenBLAS", "ordo_multiply": "ordo (BLAS)", "ordo_portable": "ordo (portable)",
          "ordo": "ordo (dynamic)", "ordo_static": "ordo (static)", "eigen": "Eigen", "armadillo": "Armadillo",
          "numpy_matmul": "numpy `@`", "numpy_multi_dot": "numpy multi_dot", "blas_into": "hand-ordered OpenBLAS, into",

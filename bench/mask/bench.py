@@ -16,6 +16,7 @@ ob.single_threaded_numpy()
 import numpy as np  # noqa: E402
 
 TARGETS = ("bench_mask", "bench_mask_native")
+PYTHON_MODULES = ("numpy",)
 WATCH = ("include", "bench/mask")
 
 

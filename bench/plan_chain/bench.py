@@ -11,6 +11,7 @@ import platform
 import ordo_bench as ob
 
 TARGETS = ("bench_plan_chain",)
+PYTHON_MODULES = ("numpy",)
 WATCH = ("include", "bench/plan_chain")
 SEED, GOAL_N, GOAL_SECONDS, DP_MAX_N = 20240601, 1000, 0.1, 3000
 LONG_GOALS = [(1000, 0.002), (1000000, 1.0)]  # Hu-Shing, issue 15

@@ -9,6 +9,7 @@ import json
 import ordo_bench as ob
 
 TARGETS = ("bench_paired", "bench_precision_mean")
+PYTHON_MODULES = ("numpy", "torch")
 WATCH = ("include/ordo/nn/softmax.hpp", "include/ordo/nn/detail/softmax_kernels.hpp",
          "include/ordo/platform/fast_exp.hpp", "include/ordo/precision.hpp", "include/ordo/kernels/reduce.hpp",
          "bench/precision")

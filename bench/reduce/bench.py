@@ -16,6 +16,7 @@ ob.single_threaded_numpy()
 import numpy as np  # noqa: E402
 
 TARGETS = ("bench_reduce",)
+PYTHON_MODULES = ("numpy",)
 WATCH = ("include/ordo/kernels/reduce.hpp", "include/ordo/kernels/detail", "bench/reduce")
 DISTS, TYPES, M1, M64, SIZES = ("uniform", "wide"), ("float", "double"), 2**20, 2**26, {2**20: "1M", 2**26: "64M"}
 HEAD = sum((["%s: median (min)" % d, "× plain", "error (ulps)", "rel. error"] for d in DISTS), ["contender"])

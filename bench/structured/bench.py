@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ordo_bench as ob  # noqa: E402
 
 TARGETS, WATCH, SEED = ("bench_structured",), ("include", "bench/structured"), 20261126  # SEED: structured.cpp's
+PYTHON_MODULES = ("numpy",)
 CASES = ["lsq", "gls", "whiten", "dwd", "triangles"]
 FORMULAS = {"lsq": "(XᵀX)⁻¹Xᵀy, X 4000×500", "gls": "(XᵀM⁻¹X)⁻¹XᵀM⁻¹y, M 1500² SPD, X 1500×300",
             "whiten": "L⁻¹AL⁻ᵀ, n = 1500", "dwd": "D·W·D, n = 3000", "triangles": "L₁L₂L₃x, n = 3000"}

@@ -100,6 +100,20 @@ def thread_env(**extra):
                 OMP_PROC_BIND="false", **extra)
 
 
+# The Debian package of each Python peer the benchmarks import (the project installs nothing from PyPI).
+DEBIAN_PACKAGE = {"numpy": "python3-numpy", "torch": "python3-torch"}
+
+
+def require_python_modules(benchmark, modules):
+    """Exits with the apt-get line to run when /usr/bin/python3 lacks one of `modules`."""
+    import importlib.util
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        packages = " ".join(DEBIAN_PACKAGE.get(m, m) for m in missing)
+        sys.exit("bench/run %s: /usr/bin/python3 has no %s (a peer this benchmark times); install it from "
+                 "Debian: apt-get install %s" % (benchmark, ", ".join(missing), packages))
+
+
 def single_threaded_numpy():  # call before importing numpy: numpy and the BLAS behind it on one thread
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
         os.environ[var] = "1"
