@@ -63,17 +63,6 @@ KOKKOS_FORCEINLINE_FUNCTION void eight_as_double(const T* ORDO_RESTRICT x, doubl
   for (int l = 0; l < 8; ++l) v[l] = to_double(x[l]);
 }
 
-// Whether the channels-last loops widen eight channels at a time: half where F16C converts it
-// (element-wise, half is about a dozen integer operations a value; float and bfloat16 widen in
-// the loops as written, which compilers vectorize).
-template <class Isa, class T>
-inline constexpr bool eight_at_once_v =
-#if defined(ORDO_IMPL_F16C_FUNCTION)
-    std::is_same_v<T, half> && ordo::detail::f16c_for_v<Isa>;
-#else
-    false;
-#endif
-
 template <class Isa = ordo::detail::isa::baseline, class T>
 KOKKOS_FORCEINLINE_FUNCTION double run_sum(const T* ORDO_RESTRICT x, std::int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -151,7 +140,7 @@ struct item_moments_kernel {
       double* ORDO_RESTRICT sum = partial_sum + q * cs + c0;
       double* ORDO_RESTRICT m2 = partial_m2 + q * cs + c0;
       if constexpr (std::is_same_v<compute_type_t<T>, float>) {
-        shifted_rows<Isa>(x, cs, c0, width, r0, r1, sum, m2, inverse_count);
+        shifted_rows(x, cs, c0, width, r0, r1, sum, m2, inverse_count);
         return;
       }
       // Four rows at a time: a quarter of the loads and stores of the per-channel sums.
@@ -201,7 +190,6 @@ struct item_moments_kernel {
   // the n = 256 rows of a (32, 56, 56, 64) item, 6e-8 at the largest n, 16384), far below float's
   // resolution. One pass instead of two saves a third of the arithmetic of the rows that dominate
   // channels-last statistics.
-  template <class Isa>
   KOKKOS_FORCEINLINE_FUNCTION static void shifted_rows(const T* x, std::int64_t cs, std::int64_t c0, std::int64_t width,
                                                        std::int64_t r0, std::int64_t r1, double* ORDO_RESTRICT sum,
                                                        double* ORDO_RESTRICT m2, double inverse_count) {
@@ -213,24 +201,7 @@ struct item_moments_kernel {
       const T* ORDO_RESTRICT b = a + cs;
       const T* ORDO_RESTRICT d = b + cs;
       const T* ORDO_RESTRICT e = d + cs;
-      std::int64_t c = 0;
-      if constexpr (eight_at_once_v<Isa, T>) {
-        // The same operations per channel as the loop below, eight channels widened at a time.
-        for (; c + 8 <= width; c += 8) {
-          double k[8], va[8], vb[8], vd[8], ve[8];
-          eight_as_double<Isa>(shift + c, k);
-          eight_as_double<Isa>(a + c, va);
-          eight_as_double<Isa>(b + c, vb);
-          eight_as_double<Isa>(d + c, vd);
-          eight_as_double<Isa>(e + c, ve);
-          for (int l = 0; l < 8; ++l) {
-            const double da = va[l] - k[l], db = vb[l] - k[l], dd = vd[l] - k[l], de = ve[l] - k[l];
-            sum[c + l] += (da + db) + (dd + de);
-            m2[c + l] += (da * da + db * db) + (dd * dd + de * de);
-          }
-        }
-      }
-      for (; c < width; ++c) {
+      for (std::int64_t c = 0; c < width; ++c) {
         const double k = to_double(shift[c]);
         const double da = to_double(a[c]) - k, db = to_double(b[c]) - k;
         const double dd = to_double(d[c]) - k, de = to_double(e[c]) - k;
@@ -295,22 +266,7 @@ struct item_backward_sums_kernel {
         const T* ORDO_RESTRICT xb = xa + cs;
         const T* ORDO_RESTRICT ga = dy + r * cs + c0;
         const T* ORDO_RESTRICT gb = ga + cs;
-        std::int64_t c = 0;
-        if constexpr (eight_at_once_v<Isa, T>) {
-          // The same operations per channel as the loop below, eight channels widened at a time.
-          for (; c + 8 <= width; c += 8) {
-            double va[8], vb[8], xa8[8], xb8[8];
-            eight_as_double<Isa>(ga + c, va);
-            eight_as_double<Isa>(gb + c, vb);
-            eight_as_double<Isa>(xa + c, xa8);
-            eight_as_double<Isa>(xb + c, xb8);
-            for (int l = 0; l < 8; ++l) {
-              sum_dy[c + l] += va[l] + vb[l];
-              dotp[c + l] += (xa8[l] - centre[c + l]) * va[l] + (xb8[l] - centre[c + l]) * vb[l];
-            }
-          }
-        }
-        for (; c < width; ++c) {
+        for (std::int64_t c = 0; c < width; ++c) {
           const double a = to_double(ga[c]), b = to_double(gb[c]);
           sum_dy[c] += a + b;
           dotp[c] += (to_double(xa[c]) - centre[c]) * a + (to_double(xb[c]) - centre[c]) * b;
