@@ -201,12 +201,14 @@ struct scalar_traits<half> {
   using storage_type = half;
   using compute_type = float;
   using accumulate_type = double;
+  static constexpr const char* name = "ordo::half";
 };
 template <>
 struct scalar_traits<bfloat16> {
   using storage_type = bfloat16;
   using compute_type = float;
   using accumulate_type = double;
+  static constexpr const char* name = "ordo::bfloat16";
 };
 
 }  // namespace ordo

@@ -9,6 +9,7 @@
 //     using storage_type = my_half;      // what Views hold
 //     using compute_type = float;        // what element-wise arithmetic runs in
 //     using accumulate_type = double;    // what statistics and sums are accumulated in
+//     static constexpr const char* name = "my_half";  // optional: how error messages name it
 //   };
 //
 // Converting storage -> compute must be exact and compute -> storage must round once (to nearest
@@ -30,6 +31,7 @@ struct scalar_traits<float> {
   using storage_type = float;
   using compute_type = float;
   using accumulate_type = double;  // batch norm's statistics; reductions choose per policy
+  static constexpr const char* name = "float";
 };
 
 template <>
@@ -37,6 +39,7 @@ struct scalar_traits<double> {
   using storage_type = double;
   using compute_type = double;
   using accumulate_type = double;
+  static constexpr const char* name = "double";
 };
 
 // A type that scalar_traits describes: its compute type is float or double, it converts to it
@@ -54,6 +57,16 @@ using compute_type_t = typename scalar_traits<std::remove_cv_t<T>>::compute_type
 
 template <floating_storage T>
 using accumulate_type_t = typename scalar_traits<std::remove_cv_t<T>>::accumulate_type;
+
+// How error messages name a scalar type: scalar_traits' `name` where it has one.
+template <class T>
+constexpr const char* scalar_name() {
+  if constexpr (requires { scalar_traits<std::remove_cv_t<T>>::name; }) {
+    return scalar_traits<std::remove_cv_t<T>>::name;
+  } else {
+    return "another scalar type";
+  }
+}
 
 // The compute type of a storage type, and Otherwise (T itself unless given) for any other type:
 // what a reduction or a GEMM of T values works in, and the type an entry point passes on so that

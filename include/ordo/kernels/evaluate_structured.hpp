@@ -65,15 +65,6 @@ namespace detail {
 
 inline constexpr const char* structured_evaluate_name = "ordo::evaluate(structured plan, result, operands...)";
 
-template <class T>
-std::string structured_scalar_name() {
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-  if constexpr (std::is_same_v<T, half>) return "ordo::half";
-  if constexpr (std::is_same_v<T, bfloat16>) return "ordo::bfloat16";
-  return "another scalar type";
-}
-
 // One stored operand as the evaluator reads it: where it is, its stored shape, whether it shares
 // memory with the result.
 template <class T>
@@ -111,7 +102,7 @@ void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend,
   if (backend == gemm_backend::blas && !host_lapack_serves) {
     throw std::invalid_argument(std::string(structured_evaluate_name) +
                                 ": the blas backend needs a build with LAPACK, float or double matrices, and "
-                                "host-accessible memory (this call has " + structured_scalar_name<T>() +
+                                "host-accessible memory (this call has " + std::string(scalar_name<T>()) +
                                 " in " + memory_space::name() + " memory); use automatic or portable");
   }
   using node = structured_node<T>;

@@ -71,7 +71,7 @@ class distributed_matrix {
                                     std::size_t cols, std::size_t block = 64, int root = 0) {
     constexpr const char* operation = "ordo::mpi::distributed_matrix::scatter";
     std::exception_ptr failure;
-    if (rank_of(grid) == root && values.size() != rows * cols) {
+    if (grid.my_rank() == root && values.size() != rows * cols) {
       failure = std::make_exception_ptr(error(std::string(operation) + ": rank " + std::to_string(root) + " holds " +
                                               std::to_string(values.size()) + " values for a " + std::to_string(rows) +
                                               "x" + std::to_string(cols) + " matrix"));
@@ -79,7 +79,7 @@ class distributed_matrix {
     distributed_matrix m(grid, rows, cols, block, operation, failure, root);
     m.local_.assign(m.local_rows_ * m.local_cols_, T(0));
     std::vector<T> column_major;
-    if (rank_of(grid) == root) {
+    if (grid.my_rank() == root) {
       column_major.resize(rows * cols);
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) column_major[i + j * rows] = values[i * cols + j];
@@ -95,10 +95,10 @@ class distributed_matrix {
       const detail::errors_return_scope scope(grid_.comm(), operation);
       detail::check_agreement<1>(grid_.comm(), operation, {{{"the root rank", root, nullptr}}});
     }
-    std::vector<T> column_major(rank_of(grid_) == root ? rows_ * cols_ : 0);
+    std::vector<T> column_major(grid_.my_rank() == root ? rows_ * cols_ : 0);
     const_cast<distributed_matrix*>(this)->redistribute(column_major, root, false);
     std::vector<T> row_major;
-    if (rank_of(grid_) == root) {
+    if (grid_.my_rank() == root) {
       row_major.resize(rows_ * cols_);
       for (std::size_t i = 0; i < rows_; ++i)
         for (std::size_t j = 0; j < cols_; ++j) row_major[i * cols_ + j] = column_major[i + j * rows_];
@@ -125,7 +125,7 @@ class distributed_matrix {
     const auto pr = static_cast<std::size_t>(grid_.rows()), pc = static_cast<std::size_t>(grid_.cols());
     return static_cast<int>((i / block_) % pr * pc + (j / block_) % pc);
   }
-  bool owns(std::size_t i, std::size_t j) const noexcept { return owner(i, j) == rank_of(grid_); }
+  bool owns(std::size_t i, std::size_t j) const noexcept { return owner(i, j) == grid_.my_rank(); }
 
   // Element (i, j) on the rank that owns it; elsewhere ordo::mpi::error names the owner.
   T& at(std::size_t i, std::size_t j) { return local_[local_offset(i, j)]; }
@@ -167,7 +167,6 @@ class distributed_matrix {
     if (info != 0) throw error(std::string(operation) + ": ScaLAPACK's DESCINIT refused the matrix (info " + std::to_string(info) + ")");
   }
 
-  static int rank_of(const process_grid& grid) { return grid.my_row() * grid.cols() + grid.my_col(); }
 
   // numroc: how many of n rows (or columns) in blocks of `block` process p of `processes` holds.
   static std::size_t local_count(std::size_t n, std::size_t block, int p, int processes) {
@@ -182,7 +181,7 @@ class distributed_matrix {
     }
     if (!owns(i, j)) {
       throw error("ordo::mpi::distributed_matrix::at(" + std::to_string(i) + ", " + std::to_string(j) + "): rank " +
-                  std::to_string(owner(i, j)) + " holds the element, not rank " + std::to_string(rank_of(grid_)));
+                  std::to_string(owner(i, j)) + " holds the element, not rank " + std::to_string(grid_.my_rank()));
     }
     const auto pr = static_cast<std::size_t>(grid_.rows()), pc = static_cast<std::size_t>(grid_.cols());
     const std::size_t li = i / (block_ * pr) * block_ + i % block_, lj = j / (block_ * pc) * block_ + j % block_;
@@ -198,7 +197,7 @@ class distributed_matrix {
     Cblacs_gridmap(&root_context, map, 1, 1, 1);
     std::array<int, 9> whole_descriptor{1, -1, static_cast<int>(rows_), static_cast<int>(cols_), static_cast<int>(rows_),
                                         static_cast<int>(cols_), 0, 0, static_cast<int>(rows_)};
-    if (rank_of(grid_) == root) whole_descriptor[detail::ctxt_] = root_context;
+    if (grid_.my_rank() == root) whole_descriptor[detail::ctxt_] = root_context;
     T* whole_data = whole.empty() ? nullptr : whole.data();
     const int m = static_cast<int>(rows_), n = static_cast<int>(cols_);
     if (into_this) {
@@ -208,7 +207,7 @@ class distributed_matrix {
       detail::pblas<T>::gemr2d(m, n, local_.data(), 1, 1, descriptor_.data(), whole_data, 1, 1,
                                whole_descriptor.data(), grid_.context());
     }
-    if (rank_of(grid_) == root) Cblacs_gridexit(root_context);
+    if (grid_.my_rank() == root) Cblacs_gridexit(root_context);
   }
 
   process_grid grid_;

@@ -34,6 +34,8 @@ class process_grid {
   int my_row() const noexcept { return state_->my_row; }
   int my_col() const noexcept { return state_->my_col; }
   int ranks() const noexcept { return state_->rows * state_->cols; }
+  // This rank's number in the grid, row by row (BLACS' default row-major grid order).
+  int my_rank() const noexcept { return my_row() * cols() + my_col(); }
   MPI_Comm comm() const noexcept { return state_->comm; }
   int context() const noexcept { return state_->context; }
   // BLACS's handle of the communicator, for other grids over the same ranks (one per communicator:

@@ -131,9 +131,9 @@ template <class Space, class T>
 using solve_workspace = Kokkos::View<compute_type_t<T>**, Kokkos::LayoutLeft, typename Space::memory_space>;
 
 template <class Space, class T>
-solve_workspace<Space, T> load_rhs(const Space& space, const structured_node<T>& b) {
+solve_workspace<Space, T> load_compute_copy(const Space& space, const structured_node<T>& b) {
   using C = compute_type_t<T>;
-  solve_workspace<Space, T> y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: rhs"), b.rows,
+  solve_workspace<Space, T> y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: compute copy"), b.rows,
                               b.cols);
   const std::size_t rows = b.rows;
   if (rows > 0 && b.cols > 0) {
@@ -170,7 +170,7 @@ void triangular_solve_left(const Space& space, const structured_node<T>& tri, co
     });
     if (zero >= 0) throw_singular(tri, "is singular: a zero on its diagonal at " + std::to_string(zero + 1));
   }
-  const auto y = load_rhs(space, b);
+  const auto y = load_compute_copy(space, b);
   if (n > 0 && b.cols > 0) {
     Kokkos::parallel_for(
         "ordo::evaluate structured: triangular solve", range(space, b.cols), KOKKOS_LAMBDA(index column) {
@@ -268,7 +268,7 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
   using C = compute_type_t<T>;
   const std::size_t n = a.rows;
   if (n == 0) return;
-  const auto factor = load_rhs(space, a);  // n x n, factored in place
+  const auto factor = load_compute_copy(space, a);  // n x n, factored in place
   Kokkos::View<int*, typename Space::memory_space> pivots(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: pivots"), n);
   const int failed_column = factor_in_place(space, factor, pivots, cholesky);
@@ -277,7 +277,7 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
                                : "is singular (LU: no nonzero pivot for column " + std::to_string(failed_column) + ")");
   }
   const int order = static_cast<int>(n);
-  const auto y = load_rhs(space, b);
+  const auto y = load_compute_copy(space, b);
   Kokkos::parallel_for(
       "ordo::evaluate structured: factored solve", range(space, b.cols), KOKKOS_LAMBDA(index column) {
         const auto j = static_cast<std::size_t>(column);
@@ -311,7 +311,7 @@ template <class Space, class T>
 int cholesky_lower(const Space& space, const structured_node<T>& s, const structured_node<T>& l) {
   const std::size_t n = s.rows;
   if (n == 0) return 0;
-  const auto factor = load_rhs(space, s);
+  const auto factor = load_compute_copy(space, s);
   const Kokkos::View<int*, typename Space::memory_space> no_pivots("ordo::cholesky_factor: no pivots", 0);
   const int failed_column = factor_in_place(space, factor, no_pivots, true);
   if (failed_column != 0) return failed_column;

@@ -118,10 +118,10 @@ constexpr std::int64_t value_type_id() {
 }
 inline std::string value_type_name(std::int64_t id) {
   switch (id) {
-    case 1: return "float";
-    case 2: return "double";
-    case 3: return "ordo::half";
-    case 4: return "ordo::bfloat16";
+    case 1: return ordo::scalar_name<float>();
+    case 2: return ordo::scalar_name<double>();
+    case 3: return ordo::scalar_name<ordo::half>();
+    case 4: return ordo::scalar_name<ordo::bfloat16>();
     default: return "an unknown type";
   }
 }
