@@ -145,6 +145,25 @@ function(ordo_add_header_tests)
     ordo_target_warnings(ordo_headers_kokkos)
     list(APPEND kinds kokkos)
   endif()
+  # The umbrella header in the configurations this build is not: a BLAS without LAPACK, and
+  # neither (the macros the found libraries define, taken away again): code for a library that is
+  # absent must not even be named there.
+  if(TARGET ordo::ordo AND ORDO_HAS_BLAS AND NOT ORDO_KOKKOS_CUDA)
+    set(fewer_sources)
+    foreach(variant IN ITEMS without_lapack without_blas)
+      set(source "${CMAKE_CURRENT_BINARY_DIR}/headers/ordo_hpp_${variant}.cpp")
+      file(CONFIGURE OUTPUT "${source}" CONTENT "#include <ordo/ordo.hpp>\n")
+      list(APPEND fewer_sources "${source}")
+    endforeach()
+    add_library(ordo_headers_fewer_libraries OBJECT ${fewer_sources})
+    target_link_libraries(ordo_headers_fewer_libraries PRIVATE ordo::ordo)
+    ordo_target_warnings(ordo_headers_fewer_libraries)
+    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/headers/ordo_hpp_without_lapack.cpp"
+                                PROPERTIES COMPILE_OPTIONS "-UORDO_HAS_LAPACK")
+    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/headers/ordo_hpp_without_blas.cpp"
+                                PROPERTIES COMPILE_OPTIONS "-UORDO_HAS_LAPACK;-UORDO_HAS_BLAS")
+    list(APPEND kinds fewer_libraries)
+  endif()
   if(TARGET ordo::mpi)
     add_library(ordo_headers_mpi OBJECT ${mpi_sources})
     target_link_libraries(ordo_headers_mpi PRIVATE ordo::mpi)

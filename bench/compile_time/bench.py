@@ -492,14 +492,17 @@ def public_headers_section(ctx, compilers, reps):
     src = {"empty": write("public_empty.cpp", "int main() { return 0; }\n")}
     src.update({h: write("public_%d.cpp" % i, "#include <%s>\nint main() { return 0; }\n" % h)
                 for i, h in enumerate(names)})
-    flags = lambda c: ["-std=c++20", "-O2", "-c", "-fopenmp", "-DORDO_HAS_BLAS=1", "-I", INCLUDE, "-isystem",
-                       kokkos(c)[0] + "/include"] + mpi
+    # As a build that found OpenBLAS with LAPACK and ScaLAPACK defines them (the distributed headers
+    # refuse to compile without ScaLAPACK).
+    flags = lambda c: ["-std=c++20", "-O2", "-c", "-fopenmp", "-DORDO_HAS_BLAS=1", "-DORDO_HAS_LAPACK=1",
+                       "-DORDO_HAS_SCALAPACK=1", "-I", INCLUDE, "-isystem", kokkos(c)[0] + "/include"] + mpi
     res = rounds(ctx, {(c, k): (c, flags(c), s) for c in compilers for k, s in src.items()}, reps)
     rows = [["`<%s>`" % h] + ["%+.2f" % (res[(c, h)]["cpu"] - res[(c, "empty")]["cpu"]) for c in compilers] +
             ["%.0f" % max(res[(c, h)]["max_mb"] for c in compilers)] for h in names]
     return "\n".join([
         "Every public header (`include/ordo/**.hpp` outside `detail/`) alone in a TU with an empty `main`, "
-        "`-std=c++20 -O2 -c -fopenmp -DORDO_HAS_BLAS=1` with Kokkos and Open MPI's include paths: median CPU seconds "
+        "`-std=c++20 -O2 -c -fopenmp -DORDO_HAS_BLAS=1 -DORDO_HAS_LAPACK=1 -DORDO_HAS_SCALAPACK=1` with Kokkos and "
+        "Open MPI's include paths: median CPU seconds "
         "(user + sys) of %d compiles added over the empty TU (%s), and the largest peak memory. Umbrella headers "
         "(`<ordo/ordo.hpp>`, `<ordo/kernels.hpp>`, ...) include the others; the last row, `<Kokkos_Core.hpp>` alone, "
         "is the part of every kernels header that is Kokkos'; %s." % (reps, ", ".join("%s %.2f s" % (c, res[(c, "empty")]["cpu"]) for c in compilers),

@@ -129,10 +129,12 @@ void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend,
     const node out{into, out_rows, out_cols, out_cols > 0 ? out_cols : 1, true, plan.result_kind(), false, true,
                    not_an_operand, plan.result_kind()};
     if constexpr (host_lapack_serves) {
+#if defined(ORDO_HAS_LAPACK)  // declared only then (a build may have a BLAS and no LAPACK)
       if (backend != gemm_backend::portable) {
         host_lapack_kernels<ExecutionSpace> kernels;
         return evaluate_structured_plan(kernels, plan, nodes, out);
       }
+#endif
     }
     // Forced portable: the dense products too (ordo::gemm's tiled kernel, never the host BLAS).
     portable_structured_kernels<ExecutionSpace> kernels{
