@@ -164,6 +164,22 @@ function(ordo_add_header_tests)
                                 PROPERTIES COMPILE_OPTIONS "-UORDO_HAS_LAPACK;-UORDO_HAS_BLAS")
     list(APPEND kinds fewer_libraries)
   endif()
+  # A build that targets AVX-512 itself (-march=native on such a CPU) takes code paths of its own
+  # (fast_exp's AVX-512 form is then forced inline rather than the twins' target function): the
+  # softmax kernels instantiated under those flags, compiled only (the CPU need not have AVX-512).
+  if(TARGET ordo::ordo AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT ORDO_KOKKOS_CUDA)
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/headers/softmax_avx512_build.cpp")
+    file(CONFIGURE OUTPUT "${source}" CONTENT "#include <ordo/nn/softmax.hpp>\n\
+void softmax_avx512_build(const Kokkos::View<float**, Kokkos::LayoutRight>& x,\n\
+                          const Kokkos::View<float**, Kokkos::LayoutRight>& y) {\n\
+  ordo::nn::softmax(x, y);\n\
+}\n")
+    add_library(ordo_headers_avx512_build OBJECT "${source}")
+    target_link_libraries(ordo_headers_avx512_build PRIVATE ordo::ordo)
+    ordo_target_warnings(ordo_headers_avx512_build)
+    target_compile_options(ordo_headers_avx512_build PRIVATE -mavx512f -mavx512bw -mavx512dq -mavx512vl -mf16c)
+    list(APPEND kinds avx512_build)
+  endif()
   if(TARGET ordo::mpi)
     add_library(ordo_headers_mpi OBJECT ${mpi_sources})
     target_link_libraries(ordo_headers_mpi PRIVATE ordo::mpi)

@@ -167,7 +167,6 @@ class distributed_matrix {
     if (info != 0) throw error(std::string(operation) + ": ScaLAPACK's DESCINIT refused the matrix (info " + std::to_string(info) + ")");
   }
 
-
   // numroc: how many of n rows (or columns) in blocks of `block` process p of `processes` holds.
   static std::size_t local_count(std::size_t n, std::size_t block, int p, int processes) {
     const int count = static_cast<int>(n), b = static_cast<int>(block), zero = 0;

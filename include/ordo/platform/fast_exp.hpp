@@ -144,6 +144,37 @@ template <class V>
   out = __builtin_bit_cast(V, (where & __builtin_bit_cast(mask, a)) | (~where & __builtin_bit_cast(mask, b)));
 }
 
+// fast_exp's input clamped to [lowest, highest] (only from below for NonPositive); NaN compares
+// false and stays NaN.
+// Results through references, as everywhere here (-Wpsabi: wide vectors by value).
+template <bool NonPositive, bool Split, class V>
+[[gnu::always_inline]] inline void exp_clamped(const V& in, V& x) {
+  namespace k = exp_constants;
+  typename float_vector_lanes<V>::mask m;
+  x = in;
+  const V lowest = k::lowest + V{}, highest = k::highest + V{};
+  less<Split>(x, lowest, m);
+  select(m, lowest, x, x);
+  if constexpr (!NonPositive) {
+    less<Split>(highest, x, m);
+    select(m, highest, x, x);
+  }
+}
+
+// exp(r) for r = x - n ln 2 (ln 2 in two parts), by the degree-5 polynomial; n is an integer.
+template <class V>
+[[gnu::always_inline]] inline void exp_of_reduced(const V& x, const V& n, V& e) {
+  namespace k = exp_constants;
+  const V r = (x - n * k::c1) - n * k::c2;
+  V p = k::p0 + V{};
+  p = p * r + k::p1;
+  p = p * r + k::p2;
+  p = p * r + k::p3;
+  p = p * r + k::p4;
+  p = p * r + k::p5;
+  e = (p * (r * r) + r) + 1.0f;
+}
+
 // Where the build targets AVX-512 itself, every function may use it and the helper is forced
 // inline. In g++'s dispatching builds the helper carries the twins' target and the flattened twins
 // inline it. clang's flatten leaves it out of line there (one call per 16 floats), so clang's
@@ -154,6 +185,11 @@ template <class V>
 #elif defined(ORDO_IMPL_AVX512_FUNCTION) && !defined(__clang__) && ORDO_IMPL_VECTOR_EXTENSIONS
 #define ORDO_IMPL_AVX512_EXP 1
 #define ORDO_IMPL_AVX512_EXP_FUNCTION ORDO_IMPL_AVX512_FUNCTION inline
+#else
+#define ORDO_IMPL_AVX512_EXP 0
+#endif
+
+#if ORDO_IMPL_AVX512_EXP
 // fast_exp on 16 lanes with AVX-512's own instructions, the same bits in 7 fewer operations a
 // vector: n = vrndscaleps(x log2e) rounds to the nearest even integer as adding and subtracting the
 // magic constant does, and vscalefps(e, n) = e 2^n rounded once, as the two power-of-two factors
@@ -161,32 +197,15 @@ template <class V>
 // builds (compilers refuse to force a function with AVX-512 into one without).
 template <bool NonPositive>
 ORDO_IMPL_AVX512_EXP_FUNCTION void fast_exp_avx512(const float32x16& in, float32x16& out) {
-  namespace k = exp_constants;
-  using mask = int32x16;
   constexpr int current_rounding = 4;  // _MM_FROUND_CUR_DIRECTION: the MXCSR's, round to nearest
-  float32x16 x = in;
-  const float32x16 lowest = k::lowest + float32x16{}, highest = k::highest + float32x16{};
-  mask m = x < lowest;  // NaN compares false: stays NaN
-  x = __builtin_bit_cast(float32x16, (m & __builtin_bit_cast(mask, lowest)) | (~m & __builtin_bit_cast(mask, x)));
-  if constexpr (!NonPositive) {
-    m = highest < x;
-    x = __builtin_bit_cast(float32x16, (m & __builtin_bit_cast(mask, highest)) | (~m & __builtin_bit_cast(mask, x)));
-  }
-  const float32x16 scaled = x * k::log2e;
-  const float32x16 n = __builtin_ia32_rndscaleps_mask(scaled, 0, scaled, static_cast<unsigned short>(0xffff),
-                                                      current_rounding);
-  const float32x16 r = (x - n * k::c1) - n * k::c2;
-  float32x16 p = k::p0 + float32x16{};
-  p = p * r + k::p1;
-  p = p * r + k::p2;
-  p = p * r + k::p3;
-  p = p * r + k::p4;
-  p = p * r + k::p5;
-  const float32x16 e = (p * (r * r) + r) + 1.0f;
-  out = __builtin_ia32_scalefps512_mask(e, n, e, static_cast<unsigned short>(0xffff), current_rounding);
+  constexpr auto all_lanes = static_cast<unsigned short>(0xffff);
+  float32x16 x, e;
+  exp_clamped<NonPositive, false>(in, x);
+  const float32x16 scaled = x * exp_constants::log2e;
+  const float32x16 n = __builtin_ia32_rndscaleps_mask(scaled, 0, scaled, all_lanes, current_rounding);
+  exp_of_reduced(x, n, e);
+  out = __builtin_ia32_scalefps512_mask(e, n, e, all_lanes, current_rounding);
 }
-#else
-#define ORDO_IMPL_AVX512_EXP 0
 #endif
 
 // fast_exp(float) lane by lane, for 8 or 16 floats: the same operations, hence the same bits.
@@ -199,27 +218,12 @@ template <bool NonPositive = false, bool Split = split_compares_v, class V>
   }
 #endif
   namespace k = exp_constants;
-  using mask = typename float_vector_lanes<V>::mask;
   using bits = typename float_vector_lanes<V>::bits;
-  V x = in;
-  const V lowest = k::lowest + V{}, highest = k::highest + V{};
-  mask m;
-  less<Split>(x, lowest, m);  // NaN compares false: stays NaN
-  select(m, lowest, x, x);
-  if constexpr (!NonPositive) {
-    less<Split>(highest, x, m);
-    select(m, highest, x, x);
-  }
+  V x, e;
+  exp_clamped<NonPositive, Split>(in, x);
   const V t = x * k::log2e + k::round_magic;
   const V n = t - k::round_magic;
-  const V r = (x - n * k::c1) - n * k::c2;
-  V p = k::p0 + V{};
-  p = p * r + k::p1;
-  p = p * r + k::p2;
-  p = p * r + k::p3;
-  p = p * r + k::p4;
-  p = p * r + k::p5;
-  const V e = (p * (r * r) + r) + 1.0f;
+  exp_of_reduced(x, n, e);
   const bits biased = __builtin_bit_cast(bits, t) - k::scale_bias;
   const bits h1 = biased >> 1U, h2 = biased - h1;
   out = (e * __builtin_bit_cast(V, h1 << 23U)) * __builtin_bit_cast(V, h2 << 23U);

@@ -83,7 +83,7 @@ inline sphere make_sphere(const std::array<double, 3>& center, double radius, co
 // inside voxels form one interval, found from the square-root estimate and corrected with the
 // exact test.
 struct run_interval {
-  std::int64_t first = 0, last = -1;
+  std::int64_t first = 0, last = -1;  // empty: {0, -1}, so that the three fills below need no case
 };
 
 KOKKOS_INLINE_FUNCTION run_interval inside_interval(std::int64_t n, const int axis, double dx, double dy, double dz,
@@ -116,12 +116,10 @@ KOKKOS_INLINE_FUNCTION run_interval inside_interval(std::int64_t n, const int ax
   return run;
 }
 
-// Writes one run of the mask, every voxel once, 0 or 1.
+// Writes one run of the mask of n voxels, every voxel once: 1 inside `in`, 0 elsewhere.
 template <class Row>
-KOKKOS_INLINE_FUNCTION void write_run(const Row& row, std::int64_t n, const int axis, double dx, double dy,
-                                      double dz, double cc, double threshold) {
-  const run_interval in = inside_interval(n, axis, dx, dy, dz, cc, threshold);
-  const std::int64_t first = in.last < in.first ? 0 : in.first, last = in.last < in.first ? -1 : in.last;
+KOKKOS_INLINE_FUNCTION void write_interval(const Row& row, std::int64_t n, const run_interval& in) {
+  const std::int64_t first = in.first, last = in.last;
   // Three plain fills, which compilers turn into memset or vector stores; a select per byte
   // would not vectorize (64-bit compares) and ran at a tenth of memset speed.
   if (row.stride(0) == 1) {
@@ -161,6 +159,18 @@ axis_order memory_order(const View& v) {
     }
     return {order[0], order[1], order[2]};
   }
+}
+
+// Run `run` of the mask in memory order: at[] gets its voxel coordinates (at[order.fast] = 0),
+// and the interval of inside voxels along it is returned.
+KOKKOS_INLINE_FUNCTION run_interval interval_of_run(std::int64_t run, const axis_order& order, std::int64_t n_middle,
+                                                    std::int64_t n_fast, const sphere& s, std::int64_t (&at)[3]) {
+  at[0] = at[1] = at[2] = 0;
+  at[order.slow] = run / n_middle;
+  at[order.middle] = run % n_middle;
+  const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
+  return inside_interval(n_fast, order.fast, static_cast<double>(at[0]) - s.cx, static_cast<double>(at[1]) - s.cy,
+                         static_cast<double>(at[2]) - s.cz, cc, s.threshold);
 }
 
 // fn(run) for the rank-1 View of the voxels at[] along the fastest axis (at[order.fast] is
@@ -256,7 +266,7 @@ bool runs_are_contiguous(const View& mask, const axis_order& order, std::int64_t
 // The host shape for a mask larger than the cache whose runs are contiguous: each work item
 // writes about 64 KiB of consecutive runs through one streaming_byte_writer, so that whole cache
 // lines go to memory without first being read (memset's speed for large sizes, docs/masks.md).
-// The same intervals as write_run: the same bits.
+// The same intervals as write_interval: the same bits.
 template <class ExecutionSpace, class View>
 void fill_sphere_mask_streaming(const ExecutionSpace& space, const View& mask, const sphere& s, const axis_order order,
                                 const std::int64_t n_middle, const std::int64_t runs, const std::int64_t n_fast) {
@@ -269,21 +279,12 @@ void fill_sphere_mask_streaming(const ExecutionSpace& space, const View& mask, c
         const std::int64_t first_run = item * runs_per_item;
         const std::int64_t end_run = first_run + runs_per_item < runs ? first_run + runs_per_item : runs;
         streaming_byte_writer out(base + first_run * n_fast, base + end_run * n_fast);
-        const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
         for (std::int64_t run = first_run; run < end_run; ++run) {
-          std::int64_t at[3] = {0, 0, 0};
-          at[order.slow] = run / n_middle;
-          at[order.middle] = run % n_middle;
-          const run_interval in =
-              inside_interval(n_fast, order.fast, static_cast<double>(at[0]) - s.cx, static_cast<double>(at[1]) - s.cy,
-                              static_cast<double>(at[2]) - s.cz, cc, s.threshold);
-          if (in.last < in.first) {
-            out.fill(0, static_cast<std::size_t>(n_fast));
-          } else {
-            out.fill(0, static_cast<std::size_t>(in.first));
-            out.fill(1, static_cast<std::size_t>(in.last - in.first + 1));
-            out.fill(0, static_cast<std::size_t>(n_fast - 1 - in.last));
-          }
+          std::int64_t at[3];
+          const run_interval in = interval_of_run(run, order, n_middle, n_fast, s, at);
+          out.fill(0, static_cast<std::size_t>(in.first));
+          out.fill(1, static_cast<std::size_t>(in.last - in.first + 1));
+          out.fill(0, static_cast<std::size_t>(n_fast - 1 - in.last));
         }
         out.finish();
       });
@@ -327,17 +328,10 @@ void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const spher
         "ordo::fill_sphere_mask",
         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n_slow * n_middle),
         KOKKOS_LAMBDA(std::int64_t run) {
-          std::int64_t at[3] = {0, 0, 0};
-          at[order.slow] = run / n_middle;
-          at[order.middle] = run % n_middle;
-          const double dx = static_cast<double>(at[0]) - s.cx, dy = static_cast<double>(at[1]) - s.cy,
-                       dz = static_cast<double>(at[2]) - s.cz;
-          const double cc = order.fast == 0 ? s.cx : (order.fast == 1 ? s.cy : s.cz);
+          std::int64_t at[3];
+          const run_interval in = interval_of_run(run, order, n_middle, n_fast, s, at);
           const std::int64_t length = n_fast;
-          const double threshold = s.threshold;
-          const int fast = order.fast;
-          with_run(mask, order, at,
-                   [&](const auto& row) { write_run(row, length, fast, dx, dy, dz, cc, threshold); });
+          with_run(mask, order, at, [&](const auto& row) { write_interval(row, length, in); });
         });
   } else if (n_fast >= mask_team_run_min && n_slow * n_middle <= std::numeric_limits<int>::max()) {
     fill_sphere_mask_runs(space, mask, s, order, n_middle, n_slow * n_middle, n_fast);

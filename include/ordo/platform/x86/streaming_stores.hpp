@@ -40,7 +40,7 @@ inline void stream_store(std::uint8_t* p, stream_block v) {
 // thread shares no streamed block with this one.
 class streaming_byte_writer {
  public:
-  streaming_byte_writer(std::uint8_t* begin, std::uint8_t* end) : next_(begin), end_(end) {
+  streaming_byte_writer(std::uint8_t* begin, std::uint8_t* end) : next_(begin) {
     const auto address = reinterpret_cast<std::uintptr_t>(begin);
     const auto end_address = reinterpret_cast<std::uintptr_t>(end);
     const std::uintptr_t first_block = (address + 15) & ~std::uintptr_t{15};
@@ -89,11 +89,8 @@ class streaming_byte_writer {
   // Orders the stream stores before whatever this thread does next (they are weakly ordered).
   void finish() { __builtin_ia32_sfence(); }
 
-  std::size_t remaining() const { return static_cast<std::size_t>(end_ - next_); }
-
  private:
   std::uint8_t* next_;
-  std::uint8_t* end_;
   std::uint8_t* streamed_begin_;
   std::uint8_t* streamed_end_;
   alignas(16) std::uint8_t pending_[16] = {};
