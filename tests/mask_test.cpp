@@ -285,7 +285,7 @@ TEST_CASE_TEMPLATE_DEFINE("both launch shapes of the sphere mask give the refere
 }
 ORDO_TEST_ALL_SPACES(shapes_id);
 
-TEST_CASE_TEMPLATE_DEFINE("streamed host masks at every alignment write their own bytes only", ExecutionSpace,
+TEST_CASE_TEMPLATE_DEFINE("streamed host masks and device blocks at every alignment write their own bytes only", ExecutionSpace,
                           streamed_id) {
   // A LayoutRight mask that starts 0 to 17 bytes into a buffer of 7s: the streamed blocks, the
   // plain head and tail bytes and the blocks where runs meet must give the reference's bits and
@@ -307,13 +307,23 @@ TEST_CASE_TEMPLATE_DEFINE("streamed host masks at every alignment write their ow
       Kokkos::deep_copy(buffer, 7);
       const Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, memory, Kokkos::MemoryUnmanaged> mask(
           buffer.data() + offset, n[0], n[1], n[2]);
-      ordo::detail::fill_sphere_mask<ordo::detail::launch_shape::host>(space, mask, s, 0);
-      space.fence();
-      CHECK(to_host(mask) == expected);
-      const auto bytes = ordo_test::download(buffer);
-      std::size_t sevens_outside = 0;
-      for (std::size_t i = 0; i < bytes.extent(0); ++i) sevens_outside += (i < offset || i >= offset + size) && bytes(i) == 7;
-      CHECK(sevens_outside == 40);
+      // The streamed host shape, then the device shape's 16-byte blocks (aligned to memory, so
+      // the offset moves where the runs meet the blocks).
+      for (const auto shape : {ordo::detail::launch_shape::host, ordo::detail::launch_shape::device}) {
+        CAPTURE(static_cast<int>(shape));
+        Kokkos::deep_copy(buffer, 7);
+        if (shape == ordo::detail::launch_shape::host) {
+          ordo::detail::fill_sphere_mask<ordo::detail::launch_shape::host>(space, mask, s, 0);
+        } else {
+          ordo::detail::fill_sphere_mask<ordo::detail::launch_shape::device>(space, mask, s);
+        }
+        space.fence();
+        CHECK(to_host(mask) == expected);
+        const auto bytes = ordo_test::download(buffer);
+        std::size_t sevens_outside = 0;
+        for (std::size_t i = 0; i < bytes.extent(0); ++i) sevens_outside += (i < offset || i >= offset + size) && bytes(i) == 7;
+        CHECK(sevens_outside == 40);
+      }
     }
   }
 }

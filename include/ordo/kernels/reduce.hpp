@@ -479,10 +479,25 @@ struct block_sum_functor {
 #endif
 };
 
-// The exact sum's device shape: iteration t of T adds elements t, t + T, t + 2T, ... one by
-// one, so that neighbouring threads read neighbouring elements (coalesced) and a million floats
-// keep thousands of threads busy. Each thread's superaccumulator is normalized before the
-// reduction merges it, and merging is exact, so the result has the host shape's bits.
+// Element k of thread t's share of x in the exact sum's device shape: x(t + k * stride), widened.
+template <class View>
+struct strided_share {
+  View x;
+  std::int64_t first, stride;
+  KOKKOS_FORCEINLINE_FUNCTION auto operator[](std::int64_t k) const { return widen(x(first + k * stride)); }
+};
+
+// Elements per block of a thread's share in the exact sum's device shape: the block's lane sums
+// (exact_add_block) add 8 values per level to the superaccumulator instead of 64 elements.
+inline constexpr std::int64_t device_exact_block = 64;
+
+// The exact sum's device shape: thread t of T adds elements t, t + T, t + 2T, ... so that
+// neighbouring threads read neighbouring elements (coalesced) and a million floats keep thousands
+// of threads busy; it adds them in blocks of device_exact_block through their lane sums, as the
+// host shape's blocks are added. The third GPU run measured the element-by-element form, three
+// indexed updates of a superaccumulator in a thread's local memory per element, at 13 % of the
+// H200's read bandwidth (docs/gpu.md). Each thread's superaccumulator is normalized before the
+// reduction merges it, and adding and merging are exact, so the result has the host shape's bits.
 template <class View>
 struct strided_exact_functor {
   using element_type = typename View::non_const_value_type;
@@ -492,10 +507,13 @@ struct strided_exact_functor {
   std::int64_t stride;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, accumulator& acc) const {
-    std::int64_t adds = 0;
-    for (std::int64_t i = t; i < n; i += stride) {
-      acc.add(widen(x(i)));
-      if (++adds == accumulator::adds_between_normalizations) {
+    const std::int64_t count = t < n ? (n - 1 - t) / stride + 1 : 0;
+    const strided_share<View> share{x, t, stride};
+    std::int64_t adds = 0;  // a block adds at most device_exact_block values
+    for (std::int64_t k = 0; k < count; k += device_exact_block) {
+      exact_add_block(acc, share, k, k + device_exact_block < count ? k + device_exact_block : count);
+      adds += device_exact_block;
+      if (adds >= accumulator::adds_between_normalizations - device_exact_block) {
         acc.normalize();
         adds = 0;
       }
@@ -505,7 +523,7 @@ struct strided_exact_functor {
 };
 
 // Elements per thread in the exact sum's device shape, and its cap on threads: 132 SMs of an
-// H100 hold 2048 threads each, but a superaccumulator is 44 (float) or 272 (double) words, so
+// H100 hold 2048 threads each, but a superaccumulator is 10 (float) or 67 (double) 64-bit chunks, so
 // fewer, longer-lived threads keep it in cache.
 inline constexpr std::int64_t device_exact_elements_per_thread = 32;
 inline constexpr std::int64_t device_exact_max_threads = std::int64_t{1} << 16;

@@ -16,6 +16,7 @@
 #include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
+#include <ordo/platform/call_workspace.hpp>
 
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/tuple.hpp>
@@ -121,15 +122,13 @@ void run_products(const ExecutionSpace& space, const Plan& plan, std::vector<Nod
   using memory_space = typename NodeView::memory_space;
   using compute_type = gemm_compute_t<Compute, NodeView>;
   const std::size_t n = plan.matrices();
-  const std::uint64_t workspace_elements = plan.peak_temporary_elements();
-  Kokkos::View<value_type*, memory_space> workspace;
-  if (workspace_elements > 0) {
-    workspace = Kokkos::View<value_type*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ordo::chain workspace")),
-        static_cast<std::size_t>(workspace_elements));
-    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
-      advise_huge_pages(workspace.data(), workspace.span() * sizeof(value_type));
-    }
+  const auto workspace_elements = static_cast<std::size_t>(plan.peak_temporary_elements());
+  // Stream-ordered on a GPU, so that a call neither allocates device memory afresh nor waits for
+  // the device to free it (platform/call_workspace.hpp).
+  const call_workspace<value_type, ExecutionSpace, memory_space> workspace(space, "ordo::chain workspace",
+                                                                           workspace_elements);
+  if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+    if (workspace_elements > 0) advise_huge_pages(workspace.data(), workspace_elements * sizeof(value_type));
   }
   const auto products = plan.products();
   for (std::size_t p = 0; p < products.size(); ++p) {

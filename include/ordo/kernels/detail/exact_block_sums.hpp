@@ -113,19 +113,40 @@ KOKKOS_INLINE_FUNCTION bool exact_add_lane_sums(exact_accumulator<T>& acc, const
   return true;
 }
 
-// Element i of the block goes to lane (i - first) mod lanes, level by level.
+// One element's extraction into lane l, level by level.
+template <int levels>
+KOKKOS_FORCEINLINE_FUNCTION void exact_lane_step(double r, int l, const double* sigma,
+                                                 double (&s)[levels + 1][exact_block_lanes]) {
+  for (int j = 0; j < levels; ++j) {
+    const double h = (sigma[j] + r) - sigma[j];
+    r -= h;
+    s[j][l] += h;
+  }
+  s[levels][l] += r;
+}
+
+// Element i of the block goes to lane (i - first) mod lanes, level by level. Every lane index is
+// a constant once the loops over l unroll, so that a GPU keeps s in registers (an index computed
+// at run time would put the whole array in local memory).
 template <int levels, class T, class Data>
 KOKKOS_INLINE_FUNCTION void exact_lane_sums(const Data& x, std::int64_t first, std::int64_t begin, std::int64_t end,
                                             const double* sigma, double (&s)[levels + 1][exact_block_lanes]) {
-  for (std::int64_t i = begin; i < end; ++i) {
-    double r = static_cast<double>(x[i]);
-    const int l = static_cast<int>((i - first) % exact_block_lanes);
-    for (int j = 0; j < levels; ++j) {
-      const double h = (sigma[j] + r) - sigma[j];
-      r -= h;
-      s[j][l] += h;
+  constexpr int lanes = exact_block_lanes;
+  std::int64_t i = begin;
+  if (const int offset = static_cast<int>((begin - first) % lanes); offset != 0) {  // up to the next lane 0
+    ORDO_IMPL_UNROLL
+    for (int l = 0; l < lanes; ++l) {
+      if (l >= offset && begin + (l - offset) < end) exact_lane_step<levels>(static_cast<double>(x[begin + (l - offset)]), l, sigma, s);
     }
-    s[levels][l] += r;
+    i = begin + (lanes - offset);
+  }
+  for (; i + lanes <= end; i += lanes) {
+    ORDO_IMPL_UNROLL
+    for (int l = 0; l < lanes; ++l) exact_lane_step<levels>(static_cast<double>(x[i + l]), l, sigma, s);
+  }
+  ORDO_IMPL_UNROLL
+  for (int l = 0; l < lanes; ++l) {
+    if (i + l < end) exact_lane_step<levels>(static_cast<double>(x[i + l]), l, sigma, s);
   }
 }
 

@@ -174,9 +174,14 @@ KOKKOS_INLINE_FUNCTION void exact_add_block(exact_accumulator<T>& acc, const Dat
     }
     std::int64_t i = begin;
     for (; i + lanes <= end; i += lanes) {
+      ORDO_IMPL_UNROLL
       for (int l = 0; l < lanes; ++l) magnitude_range_step(x[i + l], high[l], low[l]);
     }
-    for (int l = 0; i < end; ++i, ++l) magnitude_range_step(x[i], high[l], low[l]);
+    ORDO_IMPL_UNROLL
+    for (int l = 0; l < lanes; ++l) {  // constant lane indices: see exact_lane_sums
+      if (i + l < end) magnitude_range_step(x[i + l], high[l], low[l]);
+    }
+    ORDO_IMPL_UNROLL
     for (int l = 0; l < lanes; ++l) {
       largest = high[l] > largest ? high[l] : largest;
       smallest = low[l] < smallest ? low[l] : smallest;

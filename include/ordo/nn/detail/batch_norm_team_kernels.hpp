@@ -5,6 +5,7 @@
 // shape's kernels (batch_norm_kernels.hpp) cut for thousands of threads, with the same bits.
 
 #include <ordo/nn/detail/batch_norm_kernels.hpp>
+#include <ordo/platform/batched_loads.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -25,13 +26,21 @@ namespace ordo::nn::detail {
 //     thread per (item, channel), neighbouring threads on neighbouring channels;
 //   merges: a thread per channel; element passes: a thread per element.
 
+// Values of a few rows of one channel, or of x and dy, loaded together (for_each_batched).
+template <class T, int N>
+struct loaded_values {
+  T v[N];
+};
+
 // Lane `lane` of run_sum's 8 accumulators: values lane, lane + 8, ... of the groups of 8, and for
-// lane 0 the tail after them, in run_sum's order.
+// lane 0 the tail after them, in run_sum's order. Loads go in batches (platform/batched_loads.hpp):
+// with a thread per lane, one load in flight per thread left the GPU's memory mostly idle.
 template <class T>
 KOKKOS_INLINE_FUNCTION double lane_sum(const T* x, std::int64_t n, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  for (std::int64_t i = lane; i < groups; i += 8) acc += to_double(x[i]);
+  ordo::detail::for_each_batched(
+      lane, groups, 8, [&](std::int64_t i) { return x[i]; }, [&](std::int64_t, const T v) { acc += to_double(v); });
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) acc += to_double(x[i]);
   }
@@ -42,10 +51,12 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_squared_deviations(const T* x, std::int64_t n, double centre, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  for (std::int64_t i = lane; i < groups; i += 8) {
-    const double d = to_double(x[i]) - centre;
-    acc += d * d;
-  }
+  ordo::detail::for_each_batched(
+      lane, groups, 8, [&](std::int64_t i) { return x[i]; },
+      [&](std::int64_t, const T v) {
+        const double d = to_double(v) - centre;
+        acc += d * d;
+      });
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) {
       const double d = to_double(x[i]) - centre;
@@ -59,7 +70,9 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_centred_dot(const T* x, const T* dy, std::int64_t n, double centre, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  for (std::int64_t i = lane; i < groups; i += 8) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
+  ordo::detail::for_each_batched<8>(
+      lane, groups, 8, [&](std::int64_t i) { return loaded_values<T, 2>{{x[i], dy[i]}}; },
+      [&](std::int64_t, const loaded_values<T, 2>& v) { acc += (to_double(v.v[0]) - centre) * to_double(v.v[1]); });
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
   }
@@ -193,15 +206,19 @@ struct team_moments_kernel {
       const double inverse_count = p.inverse_count(q);
       const T* col = x + c;
       double sum = 0, m2 = 0;
+      // Groups of 4 rows, as the host kernel adds them, loaded 4 groups at a time.
+      const auto load_group = [&](std::int64_t row) {
+        return loaded_values<T, 4>{{col[row * cs], col[(row + 1) * cs], col[(row + 2) * cs], col[(row + 3) * cs]}};
+      };
       if constexpr (std::is_same_v<compute_type_t<T>, float>) {
         const double k = to_double(col[r0 * cs]);
-        std::int64_t r = r0 + 1;
-        for (; r + 4 <= r1; r += 4) {
-          const double da = to_double(col[r * cs]) - k, db = to_double(col[(r + 1) * cs]) - k;
-          const double dd = to_double(col[(r + 2) * cs]) - k, de = to_double(col[(r + 3) * cs]) - k;
-          sum += (da + db) + (dd + de);
-          m2 += (da * da + db * db) + (dd * dd + de * de);
-        }
+        std::int64_t r = ordo::detail::for_each_batched<4>(
+            r0 + 1, r1 - 3, 4, load_group, [&](std::int64_t, const loaded_values<T, 4>& g) {
+              const double da = to_double(g.v[0]) - k, db = to_double(g.v[1]) - k;
+              const double dd = to_double(g.v[2]) - k, de = to_double(g.v[3]) - k;
+              sum += (da + db) + (dd + de);
+              m2 += (da * da + db * db) + (dd * dd + de * de);
+            });
         for (; r < r1; ++r) {
           const double da = to_double(col[r * cs]) - k;
           sum += da;
@@ -212,19 +229,17 @@ struct team_moments_kernel {
         m2 = deviations > 0 ? deviations : 0;
         sum = n * k + sum;
       } else {
-        std::int64_t r = r0;
-        for (; r + 4 <= r1; r += 4) {
-          sum += (to_double(col[r * cs]) + to_double(col[(r + 1) * cs])) +
-                 (to_double(col[(r + 2) * cs]) + to_double(col[(r + 3) * cs]));
-        }
+        std::int64_t r = ordo::detail::for_each_batched<4>(
+            r0, r1 - 3, 4, load_group, [&](std::int64_t, const loaded_values<T, 4>& g) {
+              sum += (to_double(g.v[0]) + to_double(g.v[1])) + (to_double(g.v[2]) + to_double(g.v[3]));
+            });
         for (; r < r1; ++r) sum += to_double(col[r * cs]);
-        for (r = r0; r + 4 <= r1; r += 4) {
+        r = ordo::detail::for_each_batched<4>(r0, r1 - 3, 4, load_group, [&](std::int64_t, const loaded_values<T, 4>& g) {
           const double centre = sum * inverse_count;
-          const double da = to_double(col[r * cs]) - centre, db = to_double(col[(r + 1) * cs]) - centre;
-          const double dd = to_double(col[(r + 2) * cs]) - centre,
-                       de = to_double(col[(r + 3) * cs]) - centre;
+          const double da = to_double(g.v[0]) - centre, db = to_double(g.v[1]) - centre;
+          const double dd = to_double(g.v[2]) - centre, de = to_double(g.v[3]) - centre;
           m2 += (da * da + db * db) + (dd * dd + de * de);
-        }
+        });
         for (; r < r1; ++r) {
           const double d = to_double(col[r * cs]) - sum * inverse_count;
           m2 += d * d;
@@ -302,12 +317,17 @@ struct team_backward_sums_kernel {
       const T* xc = x + c;
       const T* gc = dy + c;
       double sum_dy = 0, dotp = 0;
-      std::int64_t r = r0;
-      for (; r + 2 <= r1; r += 2) {
-        const double a = to_double(gc[r * cs]), b = to_double(gc[(r + 1) * cs]);
-        sum_dy += a + b;
-        dotp += (to_double(xc[r * cs]) - centre) * a + (to_double(xc[(r + 1) * cs]) - centre) * b;
-      }
+      // Pairs of rows, as the host kernel adds them, loaded 8 pairs at a time.
+      std::int64_t r = ordo::detail::for_each_batched<8>(
+          r0, r1 - 1, 2,
+          [&](std::int64_t row) {
+            return loaded_values<T, 4>{{gc[row * cs], gc[(row + 1) * cs], xc[row * cs], xc[(row + 1) * cs]}};
+          },
+          [&](std::int64_t, const loaded_values<T, 4>& v) {
+            const double a = to_double(v.v[0]), b = to_double(v.v[1]);
+            sum_dy += a + b;
+            dotp += (to_double(v.v[2]) - centre) * a + (to_double(v.v[3]) - centre) * b;
+          });
       for (; r < r1; ++r) {
         const double g = to_double(gc[r * cs]);
         sum_dy += g;
@@ -362,6 +382,17 @@ struct channel_merge_sums_kernel {
   }
 };
 
+// The channel of element e of the (outer, C, inner) array, in 32-bit divisions where every index
+// fits: a GPU divides 64-bit integers in tens of instructions, a cost per element of the passes
+// below.
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t channel_of(const ordo::detail::channel_geometry& g, std::int64_t e) {
+  if (g.outer * g.channels * g.inner <= std::int64_t{0xffffffff}) {
+    return static_cast<std::int64_t>(static_cast<std::uint32_t>(e) / static_cast<std::uint32_t>(g.inner) %
+                                     static_cast<std::uint32_t>(g.channels));
+  }
+  return e / g.inner % g.channels;
+}
+
 // normalize_kernel for one element of the (outer, C, inner) array.
 template <class T>
 struct element_normalize_kernel {
@@ -371,7 +402,7 @@ struct element_normalize_kernel {
   affine_coefficients<compute_type_t<T>> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
-    const std::int64_t c = e / g.inner % g.channels;
+    const std::int64_t c = channel_of(g, e);
     y[e] = ordo::detail::narrow<T>(((ordo::detail::widen(x[e]) - k.centre_high[c]) - k.centre_low[c]) * k.scale[c] +
                                k.shift[c]);
   }
@@ -387,7 +418,7 @@ struct element_input_gradient_kernel {
   gradient_coefficients<compute_type_t<T>> k;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
-    const std::int64_t c = e / g.inner % g.channels;
+    const std::int64_t c = channel_of(g, e);
     dx[e] = ordo::detail::narrow<T>(((ordo::detail::widen(dy[e]) - k.mean_dy[c]) -
                                  ((ordo::detail::widen(x[e]) - k.centre_high[c]) - k.centre_low[c]) * k.projection[c]) *
                                 k.scale[c]);
