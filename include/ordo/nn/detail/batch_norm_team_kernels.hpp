@@ -26,21 +26,22 @@ namespace ordo::nn::detail {
 //     thread per (item, channel), neighbouring threads on neighbouring channels;
 //   merges: a thread per channel; element passes: a thread per element.
 
-// Values of a few rows of one channel, or of x and dy, loaded together (for_each_batched).
+// Values of a few rows of one channel, or of x and dy, loaded together (for_each_batched): the
+// rows kernels below.
 template <class T, int N>
 struct loaded_values {
   T v[N];
 };
 
 // Lane `lane` of run_sum's 8 accumulators: values lane, lane + 8, ... of the groups of 8, and for
-// lane 0 the tail after them, in run_sum's order. Loads go in batches (platform/batched_loads.hpp):
-// with a thread per lane, one load in flight per thread left the GPU's memory mostly idle.
+// lane 0 the tail after them, in run_sum's order. Loads are not batched here (unlike the rows
+// kernels below): with 16 values loaded ahead, the channels-first cases of the fourth GPU run took
+// 12-16 % longer than the same chains in plain loops (docs/gpu.md).
 template <class T>
 KOKKOS_INLINE_FUNCTION double lane_sum(const T* x, std::int64_t n, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  ordo::detail::for_each_batched(
-      lane, groups, 8, [&](std::int64_t i) { return x[i]; }, [&](std::int64_t, const T v) { acc += to_double(v); });
+  for (std::int64_t i = lane; i < groups; i += 8) acc += to_double(x[i]);
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) acc += to_double(x[i]);
   }
@@ -51,12 +52,10 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_squared_deviations(const T* x, std::int64_t n, double centre, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  ordo::detail::for_each_batched(
-      lane, groups, 8, [&](std::int64_t i) { return x[i]; },
-      [&](std::int64_t, const T v) {
-        const double d = to_double(v) - centre;
-        acc += d * d;
-      });
+  for (std::int64_t i = lane; i < groups; i += 8) {
+    const double d = to_double(x[i]) - centre;
+    acc += d * d;
+  }
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) {
       const double d = to_double(x[i]) - centre;
@@ -70,9 +69,7 @@ template <class T>
 KOKKOS_INLINE_FUNCTION double lane_centred_dot(const T* x, const T* dy, std::int64_t n, double centre, int lane) {
   const std::int64_t groups = n / 8 * 8;
   double acc = 0;
-  ordo::detail::for_each_batched<8>(
-      lane, groups, 8, [&](std::int64_t i) { return loaded_values<T, 2>{{x[i], dy[i]}}; },
-      [&](std::int64_t, const loaded_values<T, 2>& v) { acc += (to_double(v.v[0]) - centre) * to_double(v.v[1]); });
+  for (std::int64_t i = lane; i < groups; i += 8) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
   if (lane == 0) {
     for (std::int64_t i = groups; i < n; ++i) acc += (to_double(x[i]) - centre) * to_double(dy[i]);
   }
