@@ -7,6 +7,7 @@
 // thread, or a team per run or a voxel per thread where the runs are not contiguous.
 
 #include <ordo/core/config.hpp>
+#include <ordo/platform/call_workspace.hpp>
 #include <ordo/platform/execution.hpp>
 #include <ordo/platform/kokkos_math.hpp>
 #include <ordo/platform/launch_shape.hpp>
@@ -277,50 +278,85 @@ KOKKOS_INLINE_FUNCTION void store_16_bytes(std::uint8_t* p, std::uint64_t lo, st
 #endif
 }
 
-// The device shape for masks whose runs lie one after another (runs_are_contiguous): the mask is
-// one range of bytes, and thread b writes the b-th 16-byte-aligned block that the range overlaps,
-// with one 16-byte store where the block lies inside the mask and byte by byte at the mask's two
-// ends. A thread finds the inside interval of its block's run (or two runs, where one ends in the
-// block) as the host shape does, so both give the same bits. A team per run wrote one byte per
-// thread and took 988 us for 512^3 on the H200 of the third GPU run, against 33 us for a memset
-// of the same bytes (docs/gpu.md). Index: the type of the divisions, 32 bits where the mask allows.
-template <class Index, class ExecutionSpace>
+// The bytes j of [0, 8) with lo <= base + j < hi set to 1, as one little-endian word.
+KOKKOS_INLINE_FUNCTION std::uint64_t ones_between(std::int64_t lo, std::int64_t hi, std::int64_t base) {
+  const auto below = [](std::int64_t k) {  // the bytes j < k, k clamped to [0, 8]
+    return k <= 0 ? std::uint64_t{0} : k >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * k)) - 1;
+  };
+  return std::uint64_t{0x0101010101010101} & below(hi - base) & ~below(lo - base);
+}
+
+// The device shape for masks whose runs lie one after another (runs_are_contiguous), in two
+// launches. First a thread per run finds the run's inside interval (the host shape's, from a
+// square root and exact tests in double) into a workspace. Then the mask is one range of bytes,
+// and thread b writes the b-th 16-byte-aligned block that the range overlaps: where the block
+// lies within one run, its bytes come from the interval by shifts and masks, and one 16-byte
+// store writes them; a block where runs meet is assembled byte by byte, and the blocks at the
+// mask's two ends, which it covers only in part, are stored byte by byte. A team per run with
+// one byte per thread took 988 us for 512^3 on the H200 of the third GPU run, against 33 us for
+// a memset of the same bytes; 16 bytes per thread with each block's interval recomputed took
+// 275 us in the fourth (docs/gpu.md). Index: the type of the divisions, 32 bits where the mask
+// allows.
+template <class Index, class ExecutionSpace, class Memory>
 void fill_sphere_mask_blocks(const ExecutionSpace& space, std::uint8_t* const base, const sphere& s,
                              const axis_order order, const std::int64_t n_middle, const std::int64_t runs,
                              const std::int64_t n_fast) {
   const Index total = static_cast<Index>(runs * n_fast), fast = static_cast<Index>(n_fast),
               middle = static_cast<Index>(n_middle);
+  const call_workspace<Index, ExecutionSpace, Memory> workspace(space, "ordo::fill_sphere_mask intervals",
+                                                                2 * static_cast<std::size_t>(runs));
+  Index* const interval = workspace.data();  // first and last inside voxel of each run
+  Kokkos::parallel_for(
+      "ordo::fill_sphere_mask intervals",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, static_cast<Index>(runs)),
+      KOKKOS_LAMBDA(const Index run) {
+        std::int64_t at[3];
+        const run_interval in = interval_of_run<Index>(run, order, middle, n_fast, s, at);
+        interval[2 * static_cast<std::int64_t>(run)] = static_cast<Index>(in.first);
+        interval[2 * static_cast<std::int64_t>(run) + 1] = static_cast<Index>(in.last);
+      });
   const Index head = static_cast<Index>(reinterpret_cast<std::uintptr_t>(base) % 16);  // block 0's bytes before base
   const Index blocks = (head + total + 15) / 16;
   Kokkos::parallel_for(
       "ordo::fill_sphere_mask", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, blocks),
       KOKKOS_LAMBDA(const Index b) {
         const Index begin = b * 16 - head;  // the block's first byte from base; negative in block 0
-        const Index first = begin < 0 ? 0 : begin;
-        Index run = first / fast, c = first - run * fast;
-        std::int64_t at[3];
-        run_interval in = interval_of_run<Index>(run, order, middle, n_fast, s, at);
+        const Index j0 = begin < 0 ? -begin : 0;                         // its first byte in the mask
+        const Index j1 = total - begin < 16 ? total - begin : Index(16);  // one past its last
+        Index run = (begin + j0) / fast, c = begin + j0 - run * fast;
         std::uint64_t lo = 0, hi = 0;
-        for (Index j = first - begin; j < 16 && begin + j < total; ++j, ++c) {
-          if (c == fast) {  // the next run starts inside this block
-            c = 0;
-            in = interval_of_run<Index>(++run, order, middle, n_fast, s, at);
-          }
-          const std::uint64_t inside = in.first <= c && c <= in.last ? 1 : 0;
-          if (j < 8) {
-            lo |= inside << (8 * j);
-          } else {
-            hi |= inside << (8 * (j - 8));
+        if (c + (j1 - j0) <= fast) {  // one run: bytes j with first <= c + (j - j0) <= last
+          const std::int64_t shift = static_cast<std::int64_t>(j0) - c;
+          const std::int64_t from = interval[2 * static_cast<std::int64_t>(run)] + shift,
+                             to = interval[2 * static_cast<std::int64_t>(run) + 1] + 1 + shift;
+          lo = ones_between(from, to, 0);
+          hi = ones_between(from, to, 8);
+        } else {
+          Index first = interval[2 * static_cast<std::int64_t>(run)], last = interval[2 * static_cast<std::int64_t>(run) + 1];
+          for (Index j = j0; j < j1; ++j, ++c) {
+            if (c == fast) {  // the next run starts inside this block
+              c = 0;
+              ++run;
+              first = interval[2 * static_cast<std::int64_t>(run)];
+              last = interval[2 * static_cast<std::int64_t>(run) + 1];
+            }
+            const std::uint64_t inside = first <= c && c <= last ? 1 : 0;
+            if (j < 8) {
+              lo |= inside << (8 * j);
+            } else {
+              hi |= inside << (8 * (j - 8));
+            }
           }
         }
-        if (begin >= 0 && begin + 16 <= total) {
+        if (j0 == 0 && j1 == 16) {
           store_16_bytes(base + begin, lo, hi);
         } else {
-          for (Index j = first - begin; j < 16 && begin + j < total; ++j) {
+          for (Index j = j0; j < j1; ++j) {
             base[begin + j] = static_cast<std::uint8_t>((j < 8 ? lo >> (8 * j) : hi >> (8 * (j - 8))) & 0xff);
           }
         }
       });
+  space.fence();  // the intervals' workspace is released on return
 }
 
 #if ORDO_X86_HOST_SIMD
@@ -397,9 +433,11 @@ void fill_sphere_mask(const ExecutionSpace& space, const View& mask, const spher
         });
   } else if (runs_are_contiguous(mask, order, n_middle, n_fast)) {
     if (n_slow * n_middle * n_fast <= std::numeric_limits<std::int32_t>::max() - 16) {
-      fill_sphere_mask_blocks<std::int32_t>(space, mask.data(), s, order, n_middle, n_slow * n_middle, n_fast);
+      fill_sphere_mask_blocks<std::int32_t, ExecutionSpace, typename View::memory_space>(
+          space, mask.data(), s, order, n_middle, n_slow * n_middle, n_fast);
     } else {
-      fill_sphere_mask_blocks<std::int64_t>(space, mask.data(), s, order, n_middle, n_slow * n_middle, n_fast);
+      fill_sphere_mask_blocks<std::int64_t, ExecutionSpace, typename View::memory_space>(
+          space, mask.data(), s, order, n_middle, n_slow * n_middle, n_fast);
     }
   } else if (n_fast >= mask_team_run_min && n_slow * n_middle <= std::numeric_limits<int>::max()) {
     fill_sphere_mask_runs(space, mask, s, order, n_middle, n_slow * n_middle, n_fast);
