@@ -127,8 +127,9 @@ const std::vector<shape_case>& accuracy_cases() {
   return cases;
 }
 
+// wide_from: the device shape's team per row from this row length (1: every row).
 template <class T, class Space, launch_shape Shape>
-void check_forward_accuracy() {
+void check_forward_accuracy(std::int64_t wide_from = ordo::nn::detail::softmax_wide_row_min) {
   using C = ordo::compute_type_t<T>;
   const ld u = unit_roundoff<T>();
   std::uint64_t seed = 11;
@@ -143,9 +144,9 @@ void check_forward_accuracy() {
     decltype(on_space<T, Space>(hx)) y("y", hx.extent(0), hx.extent(1)), ly("ly", hx.extent(0), hx.extent(1));
     Kokkos::View<C*, typename Space::memory_space> lse("lse", hx.extent(0));
     const Space space;
-    ordo::nn::detail::forward<softmax_op::softmax, Shape>(space, x, y, lse);
-    ordo::nn::detail::forward<softmax_op::log_softmax, Shape>(space, x, ly, lse);
-    ordo::nn::detail::forward<softmax_op::logsumexp, Shape>(space, x, x, lse);
+    ordo::nn::detail::forward<softmax_op::softmax, Shape>(space, x, y, lse, wide_from);
+    ordo::nn::detail::forward<softmax_op::log_softmax, Shape>(space, x, ly, lse, wide_from);
+    ordo::nn::detail::forward<softmax_op::logsumexp, Shape>(space, x, x, lse, wide_from);
     space.fence();
     const auto hy = readable_on_host(y), hly = readable_on_host(ly);
     const auto hlse = readable_on_host(lse);
@@ -254,6 +255,15 @@ TEST_CASE_TEMPLATE_DEFINE("softmax family against a long double reference, devic
 }
 ORDO_TEST_ALL_SPACES(dev_acc_id);
 
+TEST_CASE_TEMPLATE_DEFINE("softmax family against a long double reference, device shape with a team per row",
+                          ExecutionSpace, dev_row_acc_id) {
+  check_forward_accuracy<float, ExecutionSpace, launch_shape::device>(1);
+  check_forward_accuracy<double, ExecutionSpace, launch_shape::device>(1);
+  check_forward_accuracy<ordo::half, ExecutionSpace, launch_shape::device>(1);
+  check_forward_accuracy<ordo::bfloat16, ExecutionSpace, launch_shape::device>(1);
+}
+ORDO_TEST_ALL_SPACES(dev_row_acc_id);
+
 // ------------------------------------------------------------------------------------------------
 // The device shape against the host shape, on the same space.
 
@@ -270,16 +280,20 @@ void check_shapes_agree() {
     const auto x = on_space<T, Space>(hx), dy = on_space<T, Space>(hdy);
     using view = decltype(on_space<T, Space>(hx));
     const std::size_t R = hx.extent(0), K = hx.extent(1);
-    view y[2] = {view("y0", R, K), view("y1", R, K)}, ly[2] = {view("ly0", R, K), view("ly1", R, K)};
-    view dx[2] = {view("dx0", R, K), view("dx1", R, K)}, ldx[2] = {view("ldx0", R, K), view("ldx1", R, K)};
-    Kokkos::View<C*, typename Space::memory_space> lse[2] = {Kokkos::View<C*, typename Space::memory_space>("l0", R),
-                                                             Kokkos::View<C*, typename Space::memory_space>("l1", R)};
+    view y[3] = {view("y0", R, K), view("y1", R, K), view("y2", R, K)},
+         ly[3] = {view("ly0", R, K), view("ly1", R, K), view("ly2", R, K)};
+    view dx[3] = {view("dx0", R, K), view("dx1", R, K), view("dx2", R, K)},
+         ldx[3] = {view("ldx0", R, K), view("ldx1", R, K), view("ldx2", R, K)};
+    using lse_view = Kokkos::View<C*, typename Space::memory_space>;
+    lse_view lse[3] = {lse_view("l0", R), lse_view("l1", R), lse_view("l2", R)};
     const Space space;
+    // Run 2 is the device shape with a team per row for every row length.
     const auto run = [&](auto shape, int i) {
       constexpr launch_shape s = decltype(shape)::value;
-      ordo::nn::detail::forward<softmax_op::softmax, s>(space, x, y[i], lse[i]);
-      ordo::nn::detail::forward<softmax_op::log_softmax, s>(space, x, ly[i], lse[i]);
-      ordo::nn::detail::forward<softmax_op::logsumexp, s>(space, x, x, lse[i]);
+      const std::int64_t wide_from = i == 2 ? 1 : ordo::nn::detail::softmax_wide_row_min;
+      ordo::nn::detail::forward<softmax_op::softmax, s>(space, x, y[i], lse[i], wide_from);
+      ordo::nn::detail::forward<softmax_op::log_softmax, s>(space, x, ly[i], lse[i], wide_from);
+      ordo::nn::detail::forward<softmax_op::logsumexp, s>(space, x, x, lse[i], wide_from);
       // Both backward passes from the host shape's forward results.
       ordo::nn::detail::backward<softmax_backward_op::softmax, s>(space, dy, y[0], dx[i]);
       ordo::nn::detail::backward<softmax_backward_op::log_softmax, s>(space, dy, ly[0], ldx[i]);
@@ -287,29 +301,56 @@ void check_shapes_agree() {
     };
     run(std::integral_constant<launch_shape, launch_shape::host>{}, 0);
     run(std::integral_constant<launch_shape, launch_shape::device>{}, 1);
-    const auto hy0 = readable_on_host(y[0]), hy1 = readable_on_host(y[1]), hl0 = readable_on_host(ly[0]), hl1 = readable_on_host(ly[1]);
-    const auto hd0 = readable_on_host(dx[0]), hd1 = readable_on_host(dx[1]), hld0 = readable_on_host(ldx[0]), hld1 = readable_on_host(ldx[1]);
-    const auto hs0 = readable_on_host(lse[0]), hs1 = readable_on_host(lse[1]);
+    run(std::integral_constant<launch_shape, launch_shape::device>{}, 2);
+    // A team per row in place: every element is read before its own result is written.
+    const auto in_place = on_space<T, Space>(hx);
+    ordo::nn::detail::forward<softmax_op::softmax, launch_shape::device>(space, in_place, in_place, lse[2], 1);
+    space.fence();
+    {
+      const auto a = readable_on_host(y[2]), b = readable_on_host(in_place);
+      bool same = true;
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < K; ++c) same = same && bits(a(r, c)) == bits(b(r, c));
+      CHECK(same);
+    }
+    const auto hy0 = readable_on_host(y[0]), hl0 = readable_on_host(ly[0]);
+    const auto hd0 = readable_on_host(dx[0]), hld0 = readable_on_host(ldx[0]);
+    const auto hs0 = readable_on_host(lse[0]);
+    for (int other = 1; other <= 2; ++other) {
+    CAPTURE(other);
+    const auto hy1 = readable_on_host(y[other]), hl1 = readable_on_host(ly[other]);
+    const auto hd1 = readable_on_host(dx[other]), hld1 = readable_on_host(ldx[other]);
+    const auto hs1 = readable_on_host(lse[other]);
     bool backward_same = true;
     ld worst = 0;
     for (std::size_t r = 0; r < R; ++r) {
       for (std::size_t c = 0; c < K; ++c) {
         backward_same = backward_same && bits(hd0(r, c)) == bits(hd1(r, c)) && bits(hld0(r, c)) == bits(hld1(r, c));
-        // The online sum rescales each lane once more: a few ulps of C, then T's rounding.
+        // The online sum rescales each lane once more: a few ulps of C, then T's rounding. A team
+        // per row adds its lanes by a tree, not in lane order: the two row sums' rounding errors
+        // in the accumulate type (each lane's terms, then 16 lanes in order or 10 tree levels)
+        // add to the bound; they matter for double, whose accumulate type is its own.
         const ld a = value(hy0(r, c)), b = value(hy1(r, c));
-        ld bound = 4 * u * std::abs(a) + std::numeric_limits<C>::denorm_min();
+        const ld sums = other == 2 ? accumulate_roundoff<T>() * (static_cast<ld>(K) / 16 + 16 +
+                                                                 static_cast<ld>(K) / 1024 + 11)
+                                   : 0;
+        ld bound = (4 * u + sums) * std::abs(a) + std::numeric_limits<C>::denorm_min();
         if (is_16_bit<T>) bound += ulp_of<T>(a);
         worst = std::max(worst, std::abs(a - b) / bound);
         const ld la = value(hl0(r, c)), lb = value(hl1(r, c));
-        ld log_bound = 4 * u * (std::abs(la) + 1);
+        ld log_bound = (4 * u + sums) * (std::abs(la) + 1);
         if (is_16_bit<T>) log_bound += ulp_of<T>(la);
         worst = std::max(worst, std::abs(la - lb) / log_bound);
       }
+      const ld sums = other == 2 ? accumulate_roundoff<T>() * (static_cast<ld>(K) / 16 + 16 +
+                                                               static_cast<ld>(K) / 1024 + 11)
+                                 : 0;
       worst = std::max(worst, std::abs(static_cast<ld>(hs0(r)) - static_cast<ld>(hs1(r))) /
-                                  (4 * u * (std::abs(static_cast<ld>(hs0(r))) + 1)));
+                                  ((4 * u + sums) * (std::abs(static_cast<ld>(hs0(r))) + 1)));
     }
     CHECK(backward_same);
     CHECK(worst <= 1);
+    }
   }
 }
 
@@ -338,20 +379,22 @@ void check_edge_rows() {
   host_matrix<T> hx("x", rows.size(), 3);
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (std::size_t c = 0; c < 3; ++c) hx(r, c) = static_cast<T>(static_cast<C>(rows[r][c]));
-  for (const launch_shape shape : {launch_shape::host, launch_shape::device}) {
-    CAPTURE(static_cast<int>(shape));
+  // 0: the host shape; 1: the device shape; 2: the device shape with a team per row.
+  for (const int variant : {0, 1, 2}) {
+    CAPTURE(variant);
     const auto x = on_space<T, Space>(hx);
     decltype(on_space<T, Space>(hx)) y("y", rows.size(), 3), ly("ly", rows.size(), 3);
     Kokkos::View<C*, typename Space::memory_space> lse("lse", rows.size());
     const Space space;
-    if (shape == launch_shape::host) {
+    if (variant == 0) {
       ordo::nn::detail::forward<softmax_op::softmax, launch_shape::host>(space, x, y, lse);
       ordo::nn::detail::forward<softmax_op::log_softmax, launch_shape::host>(space, x, ly, lse);
       ordo::nn::detail::forward<softmax_op::logsumexp, launch_shape::host>(space, x, x, lse);
     } else {
-      ordo::nn::detail::forward<softmax_op::softmax, launch_shape::device>(space, x, y, lse);
-      ordo::nn::detail::forward<softmax_op::log_softmax, launch_shape::device>(space, x, ly, lse);
-      ordo::nn::detail::forward<softmax_op::logsumexp, launch_shape::device>(space, x, x, lse);
+      const std::int64_t wide_from = variant == 2 ? 1 : ordo::nn::detail::softmax_wide_row_min;
+      ordo::nn::detail::forward<softmax_op::softmax, launch_shape::device>(space, x, y, lse, wide_from);
+      ordo::nn::detail::forward<softmax_op::log_softmax, launch_shape::device>(space, x, ly, lse, wide_from);
+      ordo::nn::detail::forward<softmax_op::logsumexp, launch_shape::device>(space, x, x, lse, wide_from);
     }
     space.fence();
     const auto hy = readable_on_host(y), hly = readable_on_host(ly);

@@ -20,6 +20,7 @@
 #include <ordo/platform/view_checks.hpp>
 #include <ordo/platform/work_partition.hpp>
 #include <ordo/nn/detail/softmax_kernels.hpp>
+#include <ordo/nn/detail/softmax_wide_row_kernel.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -56,9 +57,11 @@ constexpr const char* forward_name() {
 }
 
 // The forward kernels in a given launch shape, on any space (tests run the device shape on the
-// host). y is unused by logsumexp, lse by the others. Asynchronous.
+// host). y is unused by logsumexp, lse by the others. Asynchronous. In the device shape, rows of
+// at least wide_from elements take a team each (softmax_wide_row_kernel.hpp; tests lower it).
 template <softmax_op Op, launch_shape Shape, class Space, class XView, class YView, class LseView>
-void forward(const Space& space, const XView& x, const YView& y, const LseView& lse) {
+void forward(const Space& space, const XView& x, const YView& y, const LseView& lse,
+             [[maybe_unused]] std::int64_t wide_from = softmax_wide_row_min) {
   using T = typename XView::non_const_value_type;
   using C = compute_type_t<T>;
   const auto rows = static_cast<std::int64_t>(x.extent(0)), cols = static_cast<std::int64_t>(x.extent(1));
@@ -83,6 +86,21 @@ void forward(const Space& space, const XView& x, const YView& y, const LseView& 
     }
     Kokkos::parallel_for(forward_name<Op>(), ordo::detail::item_policy<Space>(space, 0, rows),
                          k);
+  } else if (cols >= wide_from) {
+    using kernel = team_row_forward_kernel<Op, XView, YView, LseView, Space>;
+    using lse_value = typename LseView::non_const_value_type;
+    const kernel k{row_access<XView>(x), row_access<YView>(y), lse, cols, std::numeric_limits<C>::quiet_NaN(),
+                   std::numeric_limits<lse_value>::quiet_NaN()};
+    const auto scratch = Kokkos::PerTeam(static_cast<int>(
+        softmax_team_scratch_t<Space>::shmem_size(static_cast<std::size_t>(softmax_row_scratch_values))));
+    Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(rows), Kokkos::AUTO);
+    policy.set_scratch_size(0, scratch);
+    if constexpr (!ordo::is_host_space_v<Space>) {
+      // A thread per lane where the kernel's registers allow: the row's lanes all in flight.
+      policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), softmax_row_team_size(policy, k));
+      policy.set_scratch_size(0, scratch);
+    }
+    Kokkos::parallel_for(forward_name<Op>(), policy, k);
   } else {
     using kernel = team_forward_kernel<Op, XView, YView, LseView, Space>;
     using lse_value = typename LseView::non_const_value_type;

@@ -268,8 +268,8 @@ bool runs_are_contiguous(const View& mask, const axis_order& order, std::int64_t
 // Stores the 16 bytes lo (bytes 0-7, least significant first) and hi (8-15) at p, which is
 // 16-byte aligned: one vector store on a GPU.
 KOKKOS_INLINE_FUNCTION void store_16_bytes(std::uint8_t* p, std::uint64_t lo, std::uint64_t hi) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  *reinterpret_cast<ulonglong2*>(p) = make_ulonglong2(lo, hi);  // GPUs are little-endian
+#if ORDO_DEVICE_COMPILE
+  *reinterpret_cast<ulonglong2*>(p) = make_ulonglong2(lo, hi);  // CUDA's and HIP's vector type; little-endian
 #else
   for (int j = 0; j < 8; ++j) {
     p[j] = static_cast<std::uint8_t>(lo >> (8 * j));

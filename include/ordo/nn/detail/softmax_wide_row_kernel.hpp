@@ -1,0 +1,162 @@
+#ifndef ORDO_NN_DETAIL_SOFTMAX_WIDE_ROW_KERNEL_HPP
+#define ORDO_NN_DETAIL_SOFTMAX_WIDE_ROW_KERNEL_HPP
+
+// The device shape's forward for long rows (at least softmax_wide_row_min elements): a team per
+// row. The 16-lanes-per-row shape (softmax_kernels.hpp) gives a (4096, 32000) batch 65,536
+// threads, each walking 2000 elements; every row is in flight at once, so its second read misses
+// the cache, and few loads per thread are in flight: 29 % of an H200's copy bandwidth in the
+// fourth GPU run (docs/gpu.md). Here element c of a row belongs to lane c mod 1024, each lane keeps
+// an online max and sum over its elements in index order, the row's max and sum come from fixed
+// binary trees over the lanes (lane l with lane l + w, w = 512, 256, ..., 1), and a second pass
+// writes the row. A GPU
+// then has as many rows in flight as teams fit (one or two per multiprocessor, a few tens of MB
+// for rows of 32000 floats), so the second read comes from its L2 cache, and each thread keeps a
+// batch of loads in flight. The lanes and the tree do not depend on the team size or the thread
+// count: the results are the same bits on any of them. They differ from the host shape's (16
+// lanes added in lane order) within the forward's tolerance (tests/softmax_test.cpp); the backward
+// passes keep the 16-lane cut, whose bits both shapes share.
+
+#include <ordo/nn/detail/softmax_kernels.hpp>
+#include <ordo/platform/batched_loads.hpp>
+#include <ordo/platform/kokkos_math.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
+
+namespace ordo::nn::detail {
+
+inline constexpr int softmax_row_lanes = 1024;                // wide rows: lane of element c is c mod 1024
+inline constexpr std::int64_t softmax_wide_row_min = 4096;  // rows at least this long take a team each
+
+// Per team: each lane's max and sum, the maxima's tree, the row's max and second value (1 / sum,
+// log sum).
+inline constexpr std::int64_t softmax_row_scratch_values = 3 * softmax_row_lanes + 2;
+
+template <softmax_op Op, class XView, class YView, class LseView, class Space>
+struct team_row_forward_kernel {
+  using T = typename XView::non_const_value_type;
+  using C = compute_type_t<T>;
+  using A = accumulate_type_t<T>;
+  using lse_value = typename LseView::non_const_value_type;
+  row_access<XView> x;
+  row_access<YView> y;
+  LseView lse;
+  std::int64_t cols;
+  C nan;  // made on the host: std::numeric_limits is not callable in device code everywhere
+  lse_value lse_nan;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const softmax_team_member_t<Space>& member) const {
+    // A builtin, not std::numeric_limits: nvcc does not let device code call its host constexpr functions.
+    constexpr C minus_inf = -static_cast<C>(__builtin_huge_val());
+    const std::int64_t r = member.league_rank();
+    const softmax_team_scratch_t<Space> scratch(member.team_scratch(0),
+                                                static_cast<std::size_t>(softmax_row_scratch_values));
+    double* const lane_max = scratch.data();
+    double* const lane_sum = lane_max + softmax_row_lanes;
+    double* const tree = lane_sum + softmax_row_lanes;   // the maxima's tree
+    double* const row = tree + softmax_row_lanes;        // row[0]: max, row[1]: 1 / sum or log sum
+    const std::int64_t n = cols;
+    const row_access<XView>& in = x;
+    const auto load = [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); };
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, softmax_row_lanes), [&](const int l) {
+      C m = minus_inf;
+      A s = 0;
+      ordo::detail::for_each_batched(l, n, softmax_row_lanes, load, [&](std::int64_t, const C v) {
+        if (v > m) {
+          s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
+          m = v;
+        } else if (v != minus_inf) {  // NaN makes the sum NaN
+          s += static_cast<A>(softmax_exp<C>(v - m));
+        }
+      });
+      lane_max[l] = static_cast<double>(m);
+      lane_sum[l] = static_cast<double>(s);
+    });
+    member.team_barrier();
+    // The row's max by a binary tree (exact), then each lane's sum rescaled to it once, with the
+    // scale in the accumulate type, then the sums added by the same tree: a lane's sum is
+    // rescaled once, as in the 16-lane shape, not at every level of the tree.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, softmax_row_lanes / 2), [&](const int l) {
+      const double a = lane_max[l], b = lane_max[l + softmax_row_lanes / 2];
+      tree[l] = a > b ? a : b;
+    });
+    member.team_barrier();
+    for (int width = softmax_row_lanes / 4; width >= 1; width /= 2) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](const int l) {
+        tree[l] = tree[l] > tree[l + width] ? tree[l] : tree[l + width];
+      });
+      member.team_barrier();
+    }
+    const C row_max = static_cast<C>(tree[0]);
+    if (row_max > minus_inf && row_max < -minus_inf) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, softmax_row_lanes), [&](const int l) {
+        const C lm = static_cast<C>(lane_max[l]);
+        // A lane with no finite value adds 0 (or its NaN).
+        const A scale = lm == minus_inf ? A(0) : ordo::detail::math::exp(static_cast<A>(lm) - static_cast<A>(row_max));
+        lane_sum[l] = static_cast<double>(static_cast<A>(lane_sum[l]) * scale);
+      });
+      member.team_barrier();
+      for (int width = softmax_row_lanes / 2; width >= 1; width /= 2) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](const int l) {
+          lane_sum[l] = static_cast<double>(static_cast<A>(lane_sum[l]) + static_cast<A>(lane_sum[l + width]));
+        });
+        member.team_barrier();
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(member), [&]() {
+      const C m = row_max;
+      const A s = static_cast<A>(lane_sum[0]);
+      row[0] = static_cast<double>(m);
+      if (!(m > minus_inf && m < -minus_inf)) {
+        if constexpr (Op == softmax_op::logsumexp) {
+          lse(r) = row_has_nan(in, r, n) ? lse_nan : static_cast<lse_value>(m);
+        }
+        return;
+      }
+      if constexpr (Op == softmax_op::logsumexp) {
+        lse(r) = static_cast<lse_value>(static_cast<A>(m) + ordo::detail::math::log(s));
+      } else if constexpr (Op == softmax_op::softmax) {
+        row[1] = static_cast<double>(static_cast<C>(A(1) / s));
+      } else {
+        row[1] = static_cast<double>(static_cast<C>(ordo::detail::math::log(s)));
+      }
+    });
+    if constexpr (Op != softmax_op::logsumexp) {
+      member.team_barrier();
+      using storage = typename row_access<YView>::storage;
+      const row_access<YView>& out = y;
+      const C m = static_cast<C>(row[0]);
+      const bool finite = m > minus_inf && m < -minus_inf;
+      const C value = static_cast<C>(row[1]);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, softmax_row_lanes), [&](const int l) {
+        if (!finite) {
+          for (std::int64_t c = l; c < n; c += softmax_row_lanes) out.v(r, c) = to_storage<storage>(nan);
+          return;
+        }
+        ordo::detail::for_each_batched(l, n, softmax_row_lanes, load, [&](std::int64_t c, const C v) {
+          if constexpr (Op == softmax_op::softmax) {
+            out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
+          } else {
+            out.v(r, c) = to_storage<storage>((v - m) - value);
+          }
+        });
+      });
+    }
+  }
+};
+
+// The team size for wide rows on a device: one thread per lane where the kernel allows it.
+template <class Space, class Kernel>
+int softmax_row_team_size(const Kokkos::TeamPolicy<Space>& policy, const Kernel& kernel) {
+  const int most = policy.team_size_max(kernel, Kokkos::ParallelForTag());
+  return most < softmax_row_lanes ? most : softmax_row_lanes;
+}
+
+}  // namespace ordo::nn::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
+
+#endif
