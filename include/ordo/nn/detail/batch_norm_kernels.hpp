@@ -54,9 +54,7 @@ template <class Isa, class T>
 KOKKOS_FORCEINLINE_FUNCTION void eight_as_double(const T* ORDO_RESTRICT x, double (&v)[8]) {
 #if defined(ORDO_IMPL_F16C_FUNCTION)
   if constexpr (std::is_same_v<T, half> && ordo::detail::f16c_for_v<Isa>) {
-    float f[8];
-    ordo::detail::widen8_f16c(x, f);
-    for (int l = 0; l < 8; ++l) v[l] = static_cast<double>(f[l]);
+    ordo::detail::widen8_f16c_to_double(x, v);
     return;
   }
 #endif

@@ -42,6 +42,17 @@ ORDO_IMPL_F16C_INLINE void widen8_f16c(const half* p, float* out) {
   std::memcpy(out, &values, sizeof values);
 }
 
+// Eight halves from p as doubles, exactly, converted as one vector: a caller that adds them to
+// eight double accumulators then keeps them in vector registers too (through a float array,
+// g++ 12 extracted each lane and added it in scalar code).
+typedef double double_lanes8 __attribute__((vector_size(64)));
+ORDO_IMPL_F16C_INLINE void widen8_f16c_to_double(const half* p, double* out) {
+  half_bits8 bits;
+  std::memcpy(&bits, p, sizeof bits);
+  const double_lanes8 wide = __builtin_convertvector(__builtin_ia32_vcvtph2ps256(bits), double_lanes8);
+  std::memcpy(out, &wide, sizeof wide);
+}
+
 // Eight floats rounded to half, nearest-even (immediate 0), into p.
 ORDO_IMPL_F16C_INLINE void narrow8_f16c(const float* in, half* p) {
   float_lanes8 values;
