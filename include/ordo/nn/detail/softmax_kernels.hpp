@@ -537,6 +537,49 @@ KOKKOS_FORCEINLINE_FUNCTION void for_lane_elements(std::int64_t lane, std::int64
   ordo::detail::for_each_batched(lane, n, softmax_lanes, load, use);
 }
 
+// The device forward's steps, shared by the 16-lane shape below and a team per row
+// (softmax_wide_row_kernel.hpp).
+
+// One lane's online max and sum (Milakov & Gimelshein): each value in index order.
+template <class C, class A>
+struct online_lane {
+  C m = -static_cast<C>(__builtin_huge_val());  // a builtin: nvcc's device code has no numeric_limits
+  A s = 0;
+
+  KOKKOS_FORCEINLINE_FUNCTION void add(const C v) {
+    if (v > m) {
+      s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
+      m = v;
+    } else if (v != -static_cast<C>(__builtin_huge_val())) {  // NaN makes the sum NaN
+      s += static_cast<A>(softmax_exp<C>(v - m));
+    }
+  }
+};
+
+// A row with a finite max m and sum s of exp(x - m): logsumexp writes lse(r); softmax returns
+// 1 / s and log_softmax log s, in C, for the pass that writes the row.
+template <softmax_op Op, class C, class A, class LseView>
+KOKKOS_INLINE_FUNCTION C finish_row(const LseView& lse, std::int64_t r, C m, A s) {
+  if constexpr (Op == softmax_op::logsumexp) {
+    lse(r) = static_cast<typename LseView::non_const_value_type>(static_cast<A>(m) + ordo::detail::math::log(s));
+    return C(0);
+  } else if constexpr (Op == softmax_op::softmax) {
+    return static_cast<C>(A(1) / s);
+  } else {
+    return static_cast<C>(ordo::detail::math::log(s));
+  }
+}
+
+// Element v of a row with max m and finish_row's value.
+template <softmax_op Op, class C>
+KOKKOS_FORCEINLINE_FUNCTION C row_output(const C v, const C m, const C value) {
+  if constexpr (Op == softmax_op::softmax) {
+    return softmax_exp<C>(v - m) * value;
+  } else {
+    return (v - m) - value;
+  }
+}
+
 // One element of each of two rows, loaded together (the backward passes read dy and y).
 template <class C>
 struct softmax_element_pair {
@@ -582,20 +625,12 @@ struct team_forward_kernel {
     const row_access<XView>& in = x;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count * softmax_lanes), [&](std::int64_t j) {
       const std::int64_t r = first + j / softmax_lanes;
-      C m = minus_inf;
-      A s = 0;
+      online_lane<C, A> lane;
       for_lane_elements(
           j % softmax_lanes, n, [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); },
-          [&](std::int64_t, const C v) {
-            if (v > m) {
-              s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
-              m = v;
-            } else if (v != minus_inf) {  // NaN makes the sum NaN
-              s += static_cast<A>(softmax_exp<C>(v - m));
-            }
-          });
-      lane_max[j] = static_cast<double>(m);
-      lane_sum[j] = static_cast<double>(s);
+          [&](std::int64_t, const C v) { lane.add(v); });
+      lane_max[j] = static_cast<double>(lane.m);
+      lane_sum[j] = static_cast<double>(lane.s);
     });
     member.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](std::int64_t g) {
@@ -619,13 +654,7 @@ struct team_forward_kernel {
         const A scale = lm == minus_inf ? A(0) : static_cast<A>(softmax_exp<C>(lm - m));
         s += static_cast<A>(lane_sum[g * softmax_lanes + l]) * scale;
       }
-      if constexpr (Op == softmax_op::logsumexp) {
-        lse(r) = static_cast<lse_value>(static_cast<A>(m) + ordo::detail::math::log(s));
-      } else if constexpr (Op == softmax_op::softmax) {
-        row_value[g] = static_cast<double>(static_cast<C>(A(1) / s));
-      } else {
-        row_value[g] = static_cast<double>(static_cast<C>(ordo::detail::math::log(s)));
-      }
+      row_value[g] = static_cast<double>(finish_row<Op>(lse, r, m, s));
     });
     if constexpr (Op != softmax_op::logsumexp) {
       member.team_barrier();
@@ -642,13 +671,7 @@ struct team_forward_kernel {
         const C value = static_cast<C>(row_value[g]);
         for_lane_elements(
             j % softmax_lanes, n, [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); },
-            [&](std::int64_t c, const C v) {
-              if constexpr (Op == softmax_op::softmax) {
-                out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
-              } else {
-                out.v(r, c) = to_storage<storage>((v - m) - value);
-              }
-            });
+            [&](std::int64_t c, const C v) { out.v(r, c) = to_storage<storage>(row_output<Op>(v, m, value)); });
       });
     }
   }

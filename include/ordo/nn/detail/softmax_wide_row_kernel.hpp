@@ -62,18 +62,10 @@ struct team_row_forward_kernel {
     const row_access<XView>& in = x;
     const auto load = [&](std::int64_t c) { return static_cast<C>(in.v(r, c)); };
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, softmax_row_lanes), [&](const int l) {
-      C m = minus_inf;
-      A s = 0;
-      ordo::detail::for_each_batched(l, n, softmax_row_lanes, load, [&](std::int64_t, const C v) {
-        if (v > m) {
-          s = s * static_cast<A>(softmax_exp<C>(m - v)) + A(1);
-          m = v;
-        } else if (v != minus_inf) {  // NaN makes the sum NaN
-          s += static_cast<A>(softmax_exp<C>(v - m));
-        }
-      });
-      lane_max[l] = static_cast<double>(m);
-      lane_sum[l] = static_cast<double>(s);
+      online_lane<C, A> lane;
+      ordo::detail::for_each_batched(l, n, softmax_row_lanes, load, [&](std::int64_t, const C v) { lane.add(v); });
+      lane_max[l] = static_cast<double>(lane.m);
+      lane_sum[l] = static_cast<double>(lane.s);
     });
     member.team_barrier();
     // The row's max by a binary tree (exact), then each lane's sum rescaled to it once, with the
@@ -116,13 +108,7 @@ struct team_row_forward_kernel {
         }
         return;
       }
-      if constexpr (Op == softmax_op::logsumexp) {
-        lse(r) = static_cast<lse_value>(static_cast<A>(m) + ordo::detail::math::log(s));
-      } else if constexpr (Op == softmax_op::softmax) {
-        row[1] = static_cast<double>(static_cast<C>(A(1) / s));
-      } else {
-        row[1] = static_cast<double>(static_cast<C>(ordo::detail::math::log(s)));
-      }
+      row[1] = static_cast<double>(finish_row<Op>(lse, r, m, s));
     });
     if constexpr (Op != softmax_op::logsumexp) {
       member.team_barrier();
@@ -137,11 +123,7 @@ struct team_row_forward_kernel {
           return;
         }
         ordo::detail::for_each_batched(l, n, softmax_row_lanes, load, [&](std::int64_t c, const C v) {
-          if constexpr (Op == softmax_op::softmax) {
-            out.v(r, c) = to_storage<storage>(softmax_exp<C>(v - m) * value);
-          } else {
-            out.v(r, c) = to_storage<storage>((v - m) - value);
-          }
+          out.v(r, c) = to_storage<storage>(row_output<Op>(v, m, value));
         });
       });
     }
