@@ -62,7 +62,7 @@ template <class M>
 void fill(const M& m, const exact_matrix& values) {
   auto mirror = Kokkos::create_mirror_view(m.view());
   for (std::size_t i = 0; i < m.rows(); ++i) {
-    for (std::size_t j = 0; j < m.cols(); ++j) mirror(i, j) = static_cast<typename M::value_type>(values.at(i, j));
+    for (std::size_t j = 0; j < m.cols(); ++j) mirror(i, j) = static_cast<typename M::value_type>(static_cast<double>(values.at(i, j)));
   }
   Kokkos::deep_copy(m.view(), mirror);
 }
@@ -73,7 +73,7 @@ bool equals(const M& m, const exact_matrix& expected, std::int64_t scale = 1) {
   auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.view());
   for (std::size_t i = 0; i < m.rows(); ++i) {
     for (std::size_t j = 0; j < m.cols(); ++j) {
-      if (mirror(i, j) != static_cast<typename M::value_type>(scale * expected.at(i, j))) return false;
+      if (static_cast<double>(mirror(i, j)) != static_cast<double>(scale * expected.at(i, j))) return false;
     }
   }
   return true;
@@ -362,6 +362,91 @@ TEST_CASE_TEMPLATE_DEFINE("static expressions: order, cost and the CLRS chain wr
   CHECK(equals(ordo::multiply(ordo::transpose(a2), ordo::transpose(a1)), exact_transpose(exact_product(e1, e2))));
 }
 ORDO_TEST_ALL_SPACES(static_id);
+
+// ---- small static products: plain loops on the calling thread ----
+
+// The product regions of an expression assigned to a matrix: every extent static and at most 16,
+// host memory: "inline" (kernels/detail/small_product.hpp); otherwise the backend's.
+TEST_CASE_TEMPLATE_DEFINE("small static products run inline on host memory, exactly, and forced backends still run",
+                          ExecutionSpace, small_id) {
+  constexpr bool host_memory = std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
+  const std::string small = host_memory ? "inline" : library_backend<ExecutionSpace>();
+  std::mt19937_64 rng(29);
+  ordo::matrix<double, 3, 3, ExecutionSpace> a, b;
+  const exact_matrix ea = random_exact(3, 3, rng), eb = random_exact(3, 3, rng);
+  fill(a, ea);
+  fill(b, eb);
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    const ordo::matrix<double, 3, 3, ExecutionSpace> c = a * b;
+    CHECK(equals(c, exact_product(ea, eb)));
+    CHECK(products_of(recorder.regions()) == std::vector<recorded_product>{{"ordo::gemm 3x3x3 " + small, ""}});
+  }
+  {
+    // A forced backend is honoured: the same product through it, the same exact values.
+    ordo_test::kokkos_tools_recorder recorder;
+    ordo::matrix<double, 3, 3, ExecutionSpace> c(ordo::uninitialized);
+    ordo::evaluate(a * b, c, ordo::gemm_backend::portable);
+    CHECK(equals(c, exact_product(ea, eb)));
+    CHECK(products_of(recorder.regions()).at(0).product == "ordo::gemm 3x3x3 portable");
+  }
+
+  // Transposes, vectors, a scalar and the plan's intermediates: 2 * A^T B C x with A 4 x 3,
+  // B 4 x 5, C 5 x 16, x 16 x 1 (every extent at most 16), and one extent past the limit.
+  ordo::matrix<double, 4, 3, ExecutionSpace> ta;
+  ordo::matrix<double, 4, 5, ExecutionSpace> tb;
+  ordo::matrix<double, 5, 16, ExecutionSpace> tc;
+  ordo::vector<double, 16, ExecutionSpace> x;
+  const exact_matrix eta = random_exact(4, 3, rng), etb = random_exact(4, 5, rng), etc = random_exact(5, 16, rng),
+                     ex = random_exact(16, 1, rng);
+  fill(ta, eta);
+  fill(tb, etb);
+  fill(tc, etc);
+  fill(x, ex);
+  const exact_matrix chain = exact_product(exact_product(exact_product(exact_transpose(eta), etb), etc), ex);
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    const ordo::vector<double, 3, ExecutionSpace> y = 2 * ordo::transpose(ta) * tb * tc * x;
+    CHECK(equals(y, chain, 2));
+    using expression = decltype(2 * ordo::transpose(ta) * tb * tc * x);
+    static_assert(expression::order() == "(A1(A2(A3A4)))");
+    const std::vector<recorded_product> expected{{"ordo::gemm 5x16x1 " + small, ""},
+                                                 {"ordo::gemm 4x5x1 " + small, ""},
+                                                 {"ordo::gemm 3x4x1 " + small, ""}};
+    if (host_memory) CHECK(products_of(recorder.regions()) == expected);
+  }
+  // C += A B and C -= A B, and a = a * b (the root is computed in full before it is written).
+  ordo::matrix<double, 3, 3, ExecutionSpace> acc;
+  const exact_matrix eacc = random_exact(3, 3, rng);
+  fill(acc, eacc);
+  acc += a * b;
+  acc -= 2 * a * b * b;
+  exact_matrix expected_acc = eacc;
+  const exact_matrix ab = exact_product(ea, eb), abb = exact_product(ab, eb);
+  for (std::size_t e = 0; e < expected_acc.values.size(); ++e) expected_acc.values[e] += ab.values[e] - 2 * abb.values[e];
+  CHECK(equals(acc, expected_acc));
+  a = b * a * b;
+  CHECK(equals(a, exact_product(exact_product(eb, ea), eb)));
+
+  // 17 x 17 is past the limit: the backends run it.
+  ordo::matrix<double, 17, 17, ExecutionSpace> big;
+  fill(big, random_exact(17, 17, rng));
+  {
+    ordo_test::kokkos_tools_recorder recorder;
+    const ordo::matrix<double, 17, 17, ExecutionSpace> square = big * big;
+    CHECK(products_of(recorder.regions()).at(0).product == "ordo::gemm 17x17x17 " + library_backend<ExecutionSpace>());
+  }
+
+  // 16-bit storage: small integers and their products are exact in half.
+  ordo::matrix<ordo::half, 3, 4, ExecutionSpace> ha;
+  ordo::matrix<ordo::half, 4, 2, ExecutionSpace> hb;
+  const exact_matrix eha = random_exact(3, 4, rng), ehb = random_exact(4, 2, rng);
+  fill(ha, eha);
+  fill(hb, ehb);
+  const ordo::matrix<ordo::half, 3, 2, ExecutionSpace> hc = ha * hb;
+  CHECK(equals(hc, exact_product(eha, ehb)));
+}
+ORDO_TEST_ALL_SPACES(small_id);
 
 // ---- aliasing, errors, edge extents ----
 

@@ -1,6 +1,6 @@
 // The same kernels timed against two versions of ordo's headers (bench/run ab builds this file
 // twice): batch norm training forward + backward on bench/batch_norm's shapes, the exact sum,
-// softmax, and a 64^3 GEMM whose time is partly dispatch. Only <ordo/ordo.hpp> and long-standing
+// softmax, a 64^3 GEMM whose time is partly dispatch, and small static products written with *. Only <ordo/ordo.hpp> and long-standing
 // entry points, so that it compiles against older trees too. Prints "name<TAB>microseconds" lines
 // (medians of timed calls after one warm-up call).
 #include <ordo/ordo.hpp>
@@ -43,6 +43,21 @@ void bn(const char* name, const View& x, std::size_t c, ordo::nn::memory_format 
   });
 }
 
+// c = a * b on static n x n ordo::matrix operands: BLAS at most, a plan's plain loops since small
+// static products run inline (kernels/detail/small_product.hpp).
+template <std::size_t N>
+void small_product(const char* name) {
+  ordo::matrix<double, N, N> a, b, c;
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < N; ++j) {
+      a(i, j) = 1.0 / double(1 + i + j);
+      b(i, j) = double(i) - double(j);
+    }
+  }
+  timed(name, 20001, [&] { c = a * b; });
+  std::printf("# %g\n", c(N - 1, N - 1));
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -72,4 +87,7 @@ int main(int argc, char* argv[]) {
     ordo::gemm(space, 1.0, a, b, 0.0, c);
     space.fence();
   });
+  small_product<3>("c = a * b, static 3 x 3");
+  small_product<8>("c = a * b, static 8 x 8");
+  small_product<16>("c = a * b, static 16 x 16");
 }

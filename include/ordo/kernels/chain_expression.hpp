@@ -202,6 +202,13 @@ class chain_expression {
     return d;
   }
 
+  // The compile-time plan, for code that needs it as a constant.
+  static constexpr const auto& static_plan()
+    requires is_static
+  {
+    return chain_plan_v<Leaves...>;
+  }
+
   // The plan: a reference to the compile-time plan, or one made now from the run-time extents
   // (each call plans again; evaluation plans once).
   decltype(auto) plan() const {
@@ -233,7 +240,8 @@ class chain_expression {
   // Writes the product into m (m = expression); m may be an operand.
   template <any_matrix M>
   void evaluate_into(const M& m) const {
-    detail::evaluate_expression<void>(execution_space{}, *this, m, gemm_backend::automatic);
+    detail::evaluate_expression<void, detail::backend_fixed_automatic>(execution_space{}, *this, m,
+                                                                       gemm_backend::automatic);
   }
 
   // m += sign * the product (C += A * B: the last GEMM's beta is 1); m may be an operand.

@@ -58,32 +58,28 @@ class matrix {
   // Allocates (zero-initialized). The constructor takes exactly the dynamic extents, rows first.
   matrix()
     requires shape_type::is_static
-      : view_(allocate(true, Rows, Cols)) {}
+      : view_(allocate_zeroed(Rows, Cols)) {}
 
   // An empty matrix (its dynamic extents 0) that the first product assigned to it sizes:
   // ordo::matrix<double, ordo::dynamic, ordo::dynamic> m; m = a * b;
   matrix()
     requires(!shape_type::is_static)
-      : view_(allocate(false, Rows == dynamic ? 0 : Rows, Cols == dynamic ? 0 : Cols)) {}
+      : view_(allocate(Rows == dynamic ? 0 : Rows, Cols == dynamic ? 0 : Cols)) {}
 
   // Row by row: ordo::matrix<double, 2, 3> m{{1, 2, 3}, {4, 5, 6}}; dynamic extents are taken from
   // the list, static ones must match it (std::invalid_argument otherwise), and rows must be equal.
   matrix(std::initializer_list<std::initializer_list<T>> rows)
-      : view_(allocate(false, rows.size(), rows.size() == 0 ? 0 : rows.begin()->size())) {
+      : view_(allocate(rows.size(), rows.size() == 0 ? 0 : rows.begin()->size())) {
     check_static_extents("ordo::matrix{{...}}: the list");
-    auto host = Kokkos::create_mirror_view(view_);
-    std::size_t i = 0;
-    for (const auto& row : rows) {
-      if (row.size() != view_.extent(1)) {
-        throw std::invalid_argument("ordo::matrix{{...}}: row " + std::to_string(i) + " has " +
-                                    std::to_string(row.size()) + " elements, row 0 has " +
-                                    std::to_string(view_.extent(1)));
-      }
-      std::size_t j = 0;
-      for (const T& value : row) host(i, j++) = value;
-      ++i;
+    // Host-accessible memory takes the elements in place: a mirror and deep_copy would
+    // instantiate Kokkos' copy kernels for nothing (a third of a small program's compile time).
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
+      copy_rows(rows, view_);
+    } else {
+      auto host = Kokkos::create_mirror_view(view_);
+      copy_rows(rows, host);
+      Kokkos::deep_copy(view_, host);
     }
-    Kokkos::deep_copy(view_, host);
   }
 
   // The caller's row-major memory in memory_space, not copied (see borrowed_t); extents as for
@@ -111,24 +107,24 @@ class matrix {
 
   explicit matrix(std::size_t dynamic_extent)
     requires(shape_type::dynamic_extent_count == 1)
-      : view_(allocate(true, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
+      : view_(allocate_zeroed(Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
 
   matrix(std::size_t rows, std::size_t cols)
     requires(shape_type::dynamic_extent_count == 2)
-      : view_(allocate(true, rows, cols)) {}
+      : view_(allocate_zeroed(rows, cols)) {}
 
   // The same, without initializing the elements: ordo::matrix<T, R, C> m(ordo::uninitialized, ...).
   explicit matrix(uninitialized_t)
     requires shape_type::is_static
-      : view_(allocate(false, Rows, Cols)) {}
+      : view_(allocate(Rows, Cols)) {}
 
   matrix(uninitialized_t, std::size_t dynamic_extent)
     requires(shape_type::dynamic_extent_count == 1)
-      : view_(allocate(false, Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
+      : view_(allocate(Rows == dynamic ? dynamic_extent : Rows, Cols == dynamic ? dynamic_extent : Cols)) {}
 
   matrix(uninitialized_t, std::size_t rows, std::size_t cols)
     requires(shape_type::dynamic_extent_count == 2)
-      : view_(allocate(false, rows, cols)) {}
+      : view_(allocate(rows, cols)) {}
 
   // Wraps an existing View without copying. Its extents must match the static ones.
   explicit matrix(view_type view) : view_(std::move(view)) { check_static_extents("ordo::matrix: the View"); }
@@ -157,7 +153,7 @@ class matrix {
     // a matrix with elements keeps them, and shares them with its copies.
     if constexpr (!shape_type::is_static) {
       if (view_.size() == 0 && (rows() != expression.rows() || cols() != expression.cols())) {
-        view_ = allocate(false, expression.rows(), expression.cols());
+        view_ = allocate(expression.rows(), expression.cols());
       }
     }
     expression.evaluate_into(*this);
@@ -187,17 +183,38 @@ class matrix {
 
   // Host allocations of 4 MiB and more ask for huge pages before anything touches them
   // (kernels/detail/huge_pages.hpp); zeros are written after that.
-  static view_type allocate(bool zero, std::size_t rows, std::size_t cols) {
+  // Two functions, not a flag: the fill is a Kokkos kernel, instantiated only where a constructor
+  // zeroes.
+  static view_type allocate(std::size_t rows, std::size_t cols) {
     view_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, default_label()), rows, cols);
     if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
       detail::advise_huge_pages(view.data(), view.span() * sizeof(T));
     }
-    if (zero) Kokkos::deep_copy(view, T(0));
+    return view;
+  }
+  static view_type allocate_zeroed(std::size_t rows, std::size_t cols) {
+    view_type view = allocate(rows, cols);
+    Kokkos::deep_copy(view, T(0));
     return view;
   }
 
   static view_type borrow(T* data, std::size_t rows, std::size_t cols) {
     return view_type(Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(data, rows, cols));
+  }
+
+  template <class HostView>
+  void copy_rows(std::initializer_list<std::initializer_list<T>> rows, const HostView& host) const {
+    std::size_t i = 0;
+    for (const auto& row : rows) {
+      if (row.size() != view_.extent(1)) {
+        throw std::invalid_argument("ordo::matrix{{...}}: row " + std::to_string(i) + " has " +
+                                    std::to_string(row.size()) + " elements, row 0 has " +
+                                    std::to_string(view_.extent(1)));
+      }
+      std::size_t j = 0;
+      for (const T& value : row) host(i, j++) = value;
+      ++i;
+    }
   }
 
   void check_static_extents(const char* what) const {

@@ -14,6 +14,7 @@
 #include <ordo/kernels/detail/borrowed_leaf.hpp>
 #include <ordo/kernels/detail/diagonal_products.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>
+#include <ordo/kernels/detail/small_product.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/matrix.hpp>
 #include <ordo/platform/call_workspace.hpp>
@@ -206,11 +207,39 @@ void evaluate_unaliased(const typename Expression::execution_space& space, const
   }
 }
 
+// evaluate_expression's products through the GEMM backends, the result's extents checked.
+template <class Compute, class Expression, any_matrix R>
+void evaluate_with_backends(const typename Expression::execution_space& space, const Expression& expression,
+                            const R& result, gemm_backend backend, bool accumulate) {
+  bool aliases = false;
+  boost::hana::for_each(expression.operands(),
+                        [&](const auto& operand) { aliases = aliases || shares_memory(storage_of(operand), result); });
+  if (!aliases) {
+    evaluate_unaliased<Compute>(space, expression, result, backend, accumulate);
+    return;
+  }
+  const auto temporary = expression.make_result();
+  evaluate_unaliased<Compute>(space, expression, temporary, backend);
+  if (accumulate) {
+    using compute_type = gemm_compute_t<Compute, typename R::view_type>;
+    scaled_copy(space, compute_type(1), temporary.view(), result.view(), compute_type(1));
+  } else {
+    Kokkos::deep_copy(space, result.view(), temporary.view());
+  }
+  space.fence();
+}
+
+// Whether evaluate_expression's backend argument can be other than automatic: `m = a * b` and
+// conversions pass automatic always, and then a small product instantiates no GEMM backend.
+inline constexpr bool backend_chosen_at_run_time = true;
+inline constexpr bool backend_fixed_automatic = false;
+
 // Evaluates the expression into result with every product's multiply-adds in Compute (void:
 // gemm_scalar_t of the scalar type), every product and copy on space (an instance of the operands'
 // execution space). A result that shares memory with an operand (a = a * b) gets the product
-// computed into a temporary first and copied.
-template <class Compute, class Expression, any_matrix R>
+// computed into a temporary first and copied. A small static product (detail/small_product.hpp)
+// runs on the calling thread when the backend is automatic.
+template <class Compute, bool BackendChoice = backend_chosen_at_run_time, class Expression, any_matrix R>
 void evaluate_expression(const typename Expression::execution_space& space, const Expression& expression,
                          const R& result, gemm_backend backend, bool accumulate = false) {
   using value_type = typename Expression::value_type;
@@ -234,22 +263,16 @@ void evaluate_expression(const typename Expression::execution_space& space, cons
                                   detail::shape_text(expression.rows(), expression.cols()) +
                                   " but the result matrix is " + detail::shape_text(result.rows(), result.cols()));
     }
-    bool aliases = false;
-    boost::hana::for_each(expression.operands(),
-                          [&](const auto& operand) { aliases = aliases || shares_memory(storage_of(operand), result); });
-    if (!aliases) {
-      evaluate_unaliased<Compute>(space, expression, result, backend, accumulate);
-      return;
+    constexpr bool small = is_small_product<Expression>();
+    if constexpr (small) {
+      if (BackendChoice == backend_fixed_automatic || backend == gemm_backend::automatic) {
+        evaluate_small_product<Compute>(space, expression, result.view(), accumulate);
+        return;
+      }
     }
-    const auto temporary = expression.make_result();
-    evaluate_unaliased<Compute>(space, expression, temporary, backend);
-    if (accumulate) {
-      using compute_type = gemm_compute_t<Compute, typename R::view_type>;
-      scaled_copy(space, compute_type(1), temporary.view(), result.view(), compute_type(1));
-    } else {
-      Kokkos::deep_copy(space, result.view(), temporary.view());
+    if constexpr (!small || BackendChoice == backend_chosen_at_run_time) {
+      evaluate_with_backends<Compute>(space, expression, result, backend, accumulate);
     }
-    space.fence();
   }
 }
 
