@@ -365,7 +365,7 @@ ORDO_TEST_ALL_SPACES(static_id);
 
 // ---- small static products: plain loops on the calling thread ----
 
-// The product regions of an expression assigned to a matrix: every extent static and at most 16,
+// The product regions of an expression assigned to a matrix: every extent static and at most 8,
 // host memory: "inline" (kernels/detail/small_product.hpp); otherwise the backend's.
 TEST_CASE_TEMPLATE_DEFINE("small static products run inline on host memory, exactly, and forced backends still run",
                           ExecutionSpace, small_id) {
@@ -392,13 +392,13 @@ TEST_CASE_TEMPLATE_DEFINE("small static products run inline on host memory, exac
   }
 
   // Transposes, vectors, a scalar and the plan's intermediates: 2 * A^T B C x with A 4 x 3,
-  // B 4 x 5, C 5 x 16, x 16 x 1 (every extent at most 16), and one extent past the limit.
+  // B 4 x 5, C 5 x 8, x 8 x 1 (every extent at most 8).
   ordo::matrix<double, 4, 3, ExecutionSpace> ta;
   ordo::matrix<double, 4, 5, ExecutionSpace> tb;
-  ordo::matrix<double, 5, 16, ExecutionSpace> tc;
-  ordo::vector<double, 16, ExecutionSpace> x;
-  const exact_matrix eta = random_exact(4, 3, rng), etb = random_exact(4, 5, rng), etc = random_exact(5, 16, rng),
-                     ex = random_exact(16, 1, rng);
+  ordo::matrix<double, 5, 8, ExecutionSpace> tc;
+  ordo::vector<double, 8, ExecutionSpace> x;
+  const exact_matrix eta = random_exact(4, 3, rng), etb = random_exact(4, 5, rng), etc = random_exact(5, 8, rng),
+                     ex = random_exact(8, 1, rng);
   fill(ta, eta);
   fill(tb, etb);
   fill(tc, etc);
@@ -410,7 +410,7 @@ TEST_CASE_TEMPLATE_DEFINE("small static products run inline on host memory, exac
     CHECK(equals(y, chain, 2));
     using expression = decltype(2 * ordo::transpose(ta) * tb * tc * x);
     static_assert(expression::order() == "(A1(A2(A3A4)))");
-    const std::vector<recorded_product> expected{{"ordo::gemm 5x16x1 " + small, ""},
+    const std::vector<recorded_product> expected{{"ordo::gemm 5x8x1 " + small, ""},
                                                  {"ordo::gemm 4x5x1 " + small, ""},
                                                  {"ordo::gemm 3x4x1 " + small, ""}};
     if (host_memory) CHECK(products_of(recorder.regions()) == expected);
@@ -428,13 +428,22 @@ TEST_CASE_TEMPLATE_DEFINE("small static products run inline on host memory, exac
   a = b * a * b;
   CHECK(equals(a, exact_product(exact_product(eb, ea), eb)));
 
-  // 17 x 17 is past the limit: the backends run it.
-  ordo::matrix<double, 17, 17, ExecutionSpace> big;
-  fill(big, random_exact(17, 17, rng));
+  // 8 x 8 is the limit; 9 x 9 is past it: the backends run it.
+  ordo::matrix<double, 8, 8, ExecutionSpace> limit;
+  ordo::matrix<double, 9, 9, ExecutionSpace> past;
+  const exact_matrix elimit = random_exact(8, 8, rng), epast = random_exact(9, 9, rng);
+  fill(limit, elimit);
+  fill(past, epast);
   {
     ordo_test::kokkos_tools_recorder recorder;
-    const ordo::matrix<double, 17, 17, ExecutionSpace> square = big * big;
-    CHECK(products_of(recorder.regions()).at(0).product == "ordo::gemm 17x17x17 " + library_backend<ExecutionSpace>());
+    const ordo::matrix<double, 8, 8, ExecutionSpace> square = limit * limit;
+    const ordo::matrix<double, 9, 9, ExecutionSpace> larger = past * past;
+    CHECK(equals(square, exact_product(elimit, elimit)));
+    CHECK(equals(larger, exact_product(epast, epast)));
+    const auto products = products_of(recorder.regions());
+    REQUIRE(products.size() == 2);
+    CHECK(products[0].product == "ordo::gemm 8x8x8 " + small);
+    CHECK(products[1].product == "ordo::gemm 9x9x9 " + library_backend<ExecutionSpace>());
   }
 
   // 16-bit storage: small integers and their products are exact in half.

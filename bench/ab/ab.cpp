@@ -15,7 +15,7 @@ template <class F>
 void timed(const char* name, int reps, F&& f) {
   std::vector<double> samples;
   ordo_bench::time_calls(f, ordo_bench::limits{reps, reps, 0.0}, samples);
-  std::printf("%s\t%.1f\n", name, 1e6 * ordo_bench::median(samples));
+  std::printf("%s\t%.3f\n", name, 1e6 * ordo_bench::median(samples));
 }
 
 // Uniform values in [0, 2) from bench_support's splitmix64.
@@ -54,7 +54,9 @@ void small_product(const char* name) {
       b(i, j) = double(i) - double(j);
     }
   }
-  timed(name, 20001, [&] { c = a * b; });
+  timed(name, 2001, [&] {
+    for (int k = 0; k < 100; ++k) c = a * b;
+  });
   std::printf("# %g\n", c(N - 1, N - 1));
 }
 
@@ -87,7 +89,7 @@ int main(int argc, char* argv[]) {
     ordo::gemm(space, 1.0, a, b, 0.0, c);
     space.fence();
   });
-  small_product<3>("c = a * b, static 3 x 3");
-  small_product<8>("c = a * b, static 8 x 8");
-  small_product<16>("c = a * b, static 16 x 16");
+  small_product<3>("100 x (c = a * b), static 3 x 3");
+  small_product<8>("100 x (c = a * b), static 8 x 8");
+  small_product<9>("100 x (c = a * b), static 9 x 9 (past the limit)");
 }

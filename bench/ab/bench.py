@@ -47,5 +47,5 @@ def measure(ctx):
         " → ".join("%.2f" % x for x in ctx.loads + [ob.loadavg()])))
     medians = [(name, statistics.median(t["old"]), statistics.median(t["new"])) for name, t in times.items()]
     print(ob.table(["kernel", "old, us (median of rounds)", "new, us", "new / old"],
-                   [[name, "%.1f" % old, "%.1f" % new, "%.3f" % (new / old)] for name, old, new in medians], "lrrr"))
+                   [[name, "%.4g" % old, "%.4g" % new, "%.3f" % (new / old)] for name, old, new in medians], "lrrr"))
     return []

@@ -25,11 +25,14 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace ordo::detail {
 
-// The largest extent of a small product, and the most intermediate elements it keeps at once.
-inline constexpr std::size_t small_product_extent = 16;
+// The largest extent of a small product, and the most intermediate elements it keeps at once. At 8
+// (512 multiply-adds per product at most) the loops beat a BLAS call in a baseline (SSE2) build;
+// at 16 OpenBLAS's AVX-512 kernel is 2-4 times faster than them (bench/run ab, docs/performance.md).
+inline constexpr std::size_t small_product_extent = 8;
 inline constexpr std::size_t small_product_workspace = 4096;
 
 // Whether Expression (a chain_expression) is evaluated as a small product.
@@ -58,6 +61,38 @@ struct small_product_region : profiling_region {
   }
 };
 
+// A factor of a small product: a leaf's elements through its View's strides (a transpose is a
+// strided View), or an intermediate, row-major on the stack.
+template <class T>
+struct small_factor {
+  const T* data = nullptr;
+  std::size_t row_stride = 0, col_stride = 0;
+  T at(std::size_t i, std::size_t j) const { return data[i * row_stride + j * col_stride]; }
+};
+
+// out = a b (Rows x Inner times Inner x Cols) in Compute, row-major. Row i of out gathers
+// a(i, l) * row l of b for l in order, so each element's terms are added in the order of l (the
+// other paths' order); b is first copied into a local array in Compute, so that the loop over j
+// reads contiguous memory that cannot alias out. The extents are constants: the loops unroll and
+// vectorize.
+template <std::size_t Rows, std::size_t Inner, std::size_t Cols, class Compute, class T>
+void small_gemm(const small_factor<T>& a, const small_factor<T>& b, Compute* out) {
+  std::array<Compute, Inner * Cols> right;
+  for (std::size_t l = 0; l < Inner; ++l) {
+    for (std::size_t j = 0; j < Cols; ++j) right[l * Cols + j] = gemv_load<Compute>(b.at(l, j));
+  }
+  for (std::size_t i = 0; i < Rows; ++i) {
+    std::array<Compute, Cols> row;
+    const Compute first = gemv_load<Compute>(a.at(i, 0));
+    for (std::size_t j = 0; j < Cols; ++j) row[j] = first * right[j];
+    for (std::size_t l = 1; l < Inner; ++l) {
+      const Compute ail = gemv_load<Compute>(a.at(i, l));
+      for (std::size_t j = 0; j < Cols; ++j) row[j] += ail * right[l * Cols + j];
+    }
+    for (std::size_t j = 0; j < Cols; ++j) out[i * Cols + j] = row[j];
+  }
+}
+
 // result = alpha * product + beta * result, where beta is 0 (result not read) or 1 (accumulate).
 // The caller has checked the result's extents; result may share memory with an operand, since
 // the root is computed in full before it is written.
@@ -65,58 +100,48 @@ template <class Compute, class Expression, class ResultView>
 void evaluate_small_product(const typename Expression::execution_space& space, const Expression& expression,
                             const ResultView& result, bool accumulate) {
   using value_type = typename Expression::value_type;
-  using node_layout = std::conditional_t<Expression::has_transposed_operand, Kokkos::LayoutStride, Kokkos::LayoutRight>;
-  using node_view = Kokkos::View<const value_type**, node_layout, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   using compute_type = gemm_compute_t<Compute, ResultView>;
   constexpr const auto& plan = Expression::static_plan();
   constexpr std::size_t n = plan.matrices();
   constexpr std::size_t rows = plan.dims()[0], cols = plan.dims()[n];
 
-  std::array<node_view, n> leaves;
+  // Nodes as the plan numbers them: the leaves, then the products.
+  std::array<small_factor<value_type>, 2 * n - 1> nodes{};
   std::size_t leaf = 0;
-  boost::hana::for_each(expression.operands(), [&](const auto& operand) { leaves[leaf++] = node_view(operand.view()); });
-  // Intermediates at the plan's workspace offsets, the root apart (it may alias an operand).
+  boost::hana::for_each(expression.operands(), [&](const auto& operand) {
+    const auto& view = operand.view();
+    nodes[leaf++] = {view.data(), static_cast<std::size_t>(view.stride_0()), static_cast<std::size_t>(view.stride_1())};
+  });
+  // Intermediates at the plan's workspace offsets; each product's value in the compute type first.
   std::array<value_type, plan.peak_temporary_elements() == 0 ? 1 : plan.peak_temporary_elements()> workspace{};
-  std::array<compute_type, rows * cols> root{};
+  std::array<compute_type, small_product_extent * small_product_extent> value{};
   // The operands may still be written by kernels launched on space.
   space.fence();
 
-  const auto element = [&](std::size_t node, std::size_t i, std::size_t j) -> compute_type {
-    if (node < n) return gemv_load<compute_type>(leaves[node](i, j));
-    const planned_product& p = plan.products()[node - n];
-    return gemv_load<compute_type>(workspace[p.workspace_offset + i * p.cols + j]);
-  };
-  const auto product_element = [&](const planned_product& p, std::size_t i, std::size_t j) {
-    compute_type sum = element(p.left, i, 0) * element(p.right, 0, j);
-    for (std::size_t l = 1; l < p.inner; ++l) sum += element(p.left, i, l) * element(p.right, l, j);
-    return sum;
-  };
-
-  const auto alpha = static_cast<compute_type>(expression.scale());
   if constexpr (n == 1) {
     for (std::size_t i = 0; i < rows; ++i) {
-      for (std::size_t j = 0; j < cols; ++j) root[i * cols + j] = element(0, i, j);
+      for (std::size_t j = 0; j < cols; ++j) value[i * cols + j] = gemv_load<compute_type>(nodes[0].at(i, j));
     }
   } else {
-    for (std::size_t p = 0; p + 2 < n; ++p) {  // every product but the root, which is last
-      const planned_product& step = plan.products()[p];
+    // Product P of the plan, its extents as constants; the root stays in the compute type.
+    const auto run_product = [&]<std::size_t P>(std::integral_constant<std::size_t, P>) {
+      constexpr planned_product step = plan.products()[P];
       const small_product_region region(step.rows, step.inner, step.cols);
-      value_type* out = workspace.data() + step.workspace_offset;
-      for (std::size_t i = 0; i < step.rows; ++i) {
-        for (std::size_t j = 0; j < step.cols; ++j) {
-          out[i * step.cols + j] = gemv_store<value_type>(product_element(step, i, j));
-        }
+      small_gemm<step.rows, step.inner, step.cols>(nodes[step.left], nodes[step.right], value.data());
+      if constexpr (P + 2 < n) {
+        value_type* out = workspace.data() + step.workspace_offset;
+        for (std::size_t e = 0; e < step.rows * step.cols; ++e) out[e] = gemv_store<value_type>(value[e]);
+        nodes[n + P] = {out, step.cols, 1};
       }
-    }
-    const planned_product& last = plan.products()[n - 2];
-    const small_product_region region(last.rows, last.inner, last.cols);
-    for (std::size_t i = 0; i < rows; ++i) {
-      for (std::size_t j = 0; j < cols; ++j) root[i * cols + j] = product_element(last, i, j);
-    }
+    };
+    [&]<std::size_t... P>(std::index_sequence<P...>) {
+      (run_product(std::integral_constant<std::size_t, P>{}), ...);
+    }(std::make_index_sequence<n - 1>{});
   }
+  const auto alpha = static_cast<compute_type>(expression.scale());
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) {
-      const compute_type scaled = alpha * root[i * cols + j];
+      const compute_type scaled = alpha * value[i * cols + j];
       result(i, j) = gemv_store<value_type>(accumulate ? scaled + gemv_load<compute_type>(result(i, j)) : scaled);
     }
   }
