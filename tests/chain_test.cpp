@@ -89,6 +89,31 @@ TEST_CASE("the seed chain: A(BC) costs 30,000 multiplications, (AB)C 500,000") {
   CHECK(q.cost() == 5 * 200 * 20 + 100 * 5 * 20);
 }
 
+// order_view's own comparisons (core/order_view.hpp), against std::string_view's as the oracle,
+// at compile time and at run time.
+constexpr bool order_views_compare_as_string_views() {
+  constexpr char padded[16] = "(A1A2)";  // a literal in a larger array: compared up to its NUL
+  const auto plan = ordo::plan_chain({10, 20, 30});
+  const ordo::order_view order = plan.order();
+  const std::string_view texts[] = {"(A1A2)", "(A1A3)", "(A1A2(", "[A1A2)", "(A1A2", "(A1A2))", "", "((A1A2)"};
+  bool agree = (order == padded) == (std::string_view(order) == std::string_view(padded));
+  for (const std::string_view t : texts) {
+    const bool expected = std::string_view(order) == t;
+    agree = agree && (order == t) == expected && (t == order) == expected && (order != t) == !expected;
+  }
+  return agree && order == "(A1A2)" && "(A1A2)" == order && order != "(A2A1)" && order != "(A1A2" &&
+         !(order == "(A1A2))") && ordo::order_view("") == "";
+}
+static_assert(order_views_compare_as_string_views());
+
+TEST_CASE("a plan's order compares as a std::string_view, at compile time and at run time") {
+  CHECK(order_views_compare_as_string_views());
+  const auto plan = ordo::plan_chain({30, 35, 15, 5, 10, 20, 25});
+  CHECK(plan.order() == std::string("((A1(A2A3))((A4A5)A6))"));
+  CHECK(plan.order() != std::string("((A1(A2A3))((A4A5)A7))"));
+  static_assert(std::is_convertible_v<ordo::order_view, std::string_view>);
+}
+
 TEST_CASE("dims as a braced list or any integral container; a negative dim is refused by name") {
   static_assert(ordo::plan_chain({100, 5, 200, 20}).cost() == 5 * 200 * 20 + 100 * 5 * 20);
   CHECK(ordo::plan_chain({100, 5, 200, 20}).order() == "(A1(A2A3))");

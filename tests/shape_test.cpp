@@ -7,6 +7,7 @@ TEST_CASE("static shapes are empty compile-time values") {
   static_assert(s::is_static && s::static_rows == 3 && s::static_cols == 4);
   static_assert(s{}.rows() == 3 && s{}.cols() == 4);
   static_assert(ordo::statically_shaped<s>);
+  static_assert(std::is_empty_v<s>);
   CHECK(s{}.rows() == 3);
   CHECK(s{}.cols() == 4);
 }
@@ -21,6 +22,8 @@ TEST_CASE("a shape's constructor takes exactly its dynamic extents, rows first")
   static_assert(!std::is_default_constructible_v<rows_dynamic>);
   static_assert(!std::is_constructible_v<ordo::shape<3, 4>, std::size_t>);
   static_assert(!std::is_constructible_v<both_dynamic, std::size_t>);
+  static_assert(!std::is_constructible_v<rows_dynamic, std::size_t, std::size_t>);
+  static_assert(sizeof(rows_dynamic) == sizeof(std::size_t) && sizeof(both_dynamic) == 2 * sizeof(std::size_t));
   static_assert(ordo::shaped<rows_dynamic> && !ordo::statically_shaped<rows_dynamic>);
   const std::size_t runtime_rows = 11;
   CHECK(rows_dynamic{runtime_rows}.rows() == 11);

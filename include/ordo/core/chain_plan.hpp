@@ -16,6 +16,7 @@
 #include <ordo/core/detail/plan_building.hpp>
 #include <ordo/core/detail/structured_chain_solver.hpp>
 #include <ordo/core/fixed_string.hpp>
+#include <ordo/core/order_view.hpp>
 #include <ordo/core/planned_product.hpp>
 #include <ordo/core/shape.hpp>
 
@@ -126,7 +127,7 @@ class chain_plan {
   }
 
   // The parenthesization, operands A1..An, every product in parentheses, no spaces.
-  constexpr std::string_view order() const noexcept {
+  constexpr order_view order() const noexcept {
     return std::string_view{order_.data(), order_length_};
   }
 

@@ -17,40 +17,79 @@ inline constexpr std::size_t dynamic = std::dynamic_extent;
 // multiplications, not rows x inner x cols), and a product of two diagonals is diagonal.
 enum class operand_structure : unsigned char { general, diagonal };
 
+namespace detail {
+
+// The stored extents of a shape with one or two dynamic extents; the constructor takes exactly
+// those, rows first.
+template <std::size_t Rows, std::size_t Cols, std::size_t DynamicExtents>
+class shape_extents;
+
+template <std::size_t Rows, std::size_t Cols>
+class shape_extents<Rows, Cols, 1> {
+ public:
+  constexpr explicit shape_extents(std::size_t first_dynamic) noexcept : extent_(first_dynamic) {}
+  constexpr std::size_t rows() const noexcept { return Rows == dynamic ? extent_ : Rows; }
+  constexpr std::size_t cols() const noexcept { return Cols == dynamic ? extent_ : Cols; }
+
+ private:
+  std::size_t extent_;
+};
+
+template <std::size_t Rows, std::size_t Cols>
+class shape_extents<Rows, Cols, 2> {
+ public:
+  constexpr shape_extents(std::size_t rows, std::size_t cols) noexcept : rows_(rows), cols_(cols) {}
+  constexpr std::size_t rows() const noexcept { return rows_; }
+  constexpr std::size_t cols() const noexcept { return cols_; }
+
+ private:
+  std::size_t rows_;
+  std::size_t cols_;
+};
+
+}  // namespace detail
+
 // The shape of a Rows x Cols matrix. Extents given as ordo::dynamic are stored; static ones cost
-// nothing, so shape<3, 4> is an empty type usable at compile time.
+// nothing, so shape<3, 4> is an empty type usable at compile time. The constructor takes exactly
+// the dynamic extents, in order (rows before columns).
+//
+// The static shape is the primary template, with no constructor and nothing stored: a
+// type-level chain of 1024 matrices instantiates 1024 shapes, and constrained or inherited
+// constructors and a friend operator== in each cost g++ about 0.05 s (docs/compile_time.md).
 template <std::size_t Rows, std::size_t Cols>
 class shape {
  public:
   static constexpr std::size_t static_rows = Rows;
   static constexpr std::size_t static_cols = Cols;
-  static constexpr bool is_static = Rows != dynamic && Cols != dynamic;
+  static constexpr bool is_static = true;
   static constexpr operand_structure structure = operand_structure::general;
-  static constexpr std::size_t dynamic_extent_count =
-      std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic};
+  static constexpr std::size_t dynamic_extent_count = 0;
 
-  constexpr shape() noexcept
-    requires is_static
-  = default;
-
-  // Takes exactly the dynamic extents, in order (rows before columns).
-  constexpr explicit shape(std::size_t first_dynamic) noexcept
-    requires(dynamic_extent_count == 1)
-      : rows_(Rows == dynamic ? first_dynamic : Rows), cols_(Cols == dynamic ? first_dynamic : Cols) {}
-
-  constexpr shape(std::size_t rows, std::size_t cols) noexcept
-    requires(dynamic_extent_count == 2)
-      : rows_(rows), cols_(cols) {}
-
-  constexpr std::size_t rows() const noexcept { return rows_; }
-  constexpr std::size_t cols() const noexcept { return cols_; }
-
-  friend constexpr bool operator==(const shape&, const shape&) = default;
-
- private:
-  std::size_t rows_ = Rows;
-  std::size_t cols_ = Cols;
+  constexpr std::size_t rows() const noexcept { return Rows; }
+  constexpr std::size_t cols() const noexcept { return Cols; }
 };
+
+// A shape with a dynamic extent: the same constants, the extents stored.
+template <std::size_t Rows, std::size_t Cols>
+  requires(Rows == dynamic || Cols == dynamic)
+class shape<Rows, Cols> : public detail::shape_extents<Rows, Cols, std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic}> {
+  using extents = detail::shape_extents<Rows, Cols, std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic}>;
+
+ public:
+  static constexpr std::size_t static_rows = Rows;
+  static constexpr std::size_t static_cols = Cols;
+  static constexpr bool is_static = false;
+  static constexpr operand_structure structure = operand_structure::general;
+  static constexpr std::size_t dynamic_extent_count = std::size_t{Rows == dynamic} + std::size_t{Cols == dynamic};
+
+  using extents::extents;
+};
+
+// Equal extents; one function template for every shape rather than a friend in each.
+template <std::size_t Rows, std::size_t Cols>
+constexpr bool operator==(const shape<Rows, Cols>& a, const shape<Rows, Cols>& b) noexcept {
+  return a.rows() == b.rows() && a.cols() == b.cols();
+}
 
 // The shape of an Extent x Extent diagonal operand (ordo::diagonal(d)): planned as a scaling.
 template <std::size_t Extent>

@@ -26,6 +26,7 @@
 #include <ordo/core/detail/structured_chain_solver.hpp>
 #include <ordo/core/fixed_string.hpp>
 #include <ordo/core/matrix_kind.hpp>
+#include <ordo/core/order_view.hpp>
 #include <ordo/core/structured_product.hpp>
 
 #include <array>
@@ -77,7 +78,7 @@ class structured_chain_plan {
   // Floating-point operations of the plan's kernels (kernel_flops), whatever the cost model.
   constexpr std::uint64_t flops() const noexcept { return flops_; }
   // The parenthesization, as chain_plan::order() writes it: "(A1(A2A3))".
-  constexpr std::string_view order() const noexcept { return {order_.data(), order_length_}; }
+  constexpr order_view order() const noexcept { return std::string_view{order_.data(), order_length_}; }
   // The kernels in evaluation order, space-separated, an explicit inversion before its product:
   // "syrk posv", "trsm trsm", "getri gemm".
   constexpr std::string_view kernels() const noexcept { return {kernels_.data(), kernels_length_}; }

@@ -151,7 +151,7 @@ class chain_expression {
   {
     return chain_plan_v<Leaves...>.left_to_right_cost();
   }
-  static constexpr std::string_view order()
+  static constexpr order_view order()
     requires is_static
   {
     return chain_order_v<Leaves...>;

@@ -223,7 +223,7 @@ class structured_expression {
   }
   template <auto Model = cost_model::predicted_time{}>
     requires is_static && chain_cost_model<std::remove_cvref_t<decltype(Model)>>
-  static constexpr std::string_view order() {
+  static constexpr order_view order() {
     return detail::structured_plan_v<Model, Parts...>.order();
   }
   template <auto Model = cost_model::predicted_time{}>
