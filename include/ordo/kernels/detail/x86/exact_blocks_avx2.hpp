@@ -1,15 +1,18 @@
 #ifndef ORDO_KERNELS_DETAIL_X86_EXACT_BLOCKS_AVX2_HPP
 #define ORDO_KERNELS_DETAIL_X86_EXACT_BLOCKS_AVX2_HPP
 
-// Host-only: the SSE2 kernels' steps with AVX2 intrinsics, compiled for AVX2 whatever the build's
-// flags and chosen at run time. Included by exact_blocks.hpp when ORDO_IMPL_EXACT_AVX2 is set.
+// Host-only: the SSE2 kernels' steps on 32-byte vectors, compiled for AVX2 whatever the build's
+// flags and chosen at run time. Included by exact_blocks.hpp when ORDO_IMPL_EXACT_AVX2 is set
+// (g++ or clang on x86-64). Written with the compilers' generic vector types, as
+// platform/x86/half_conversion.hpp is, rather than <immintrin.h>, which costs every translation
+// unit that includes ordo's kernels about 0.37 s to parse (docs/compile_time.md); each operation
+// is the instruction the intrinsic gave (a > b ? a : b is vmaxps's own rule, NaN and zeros alike).
 
 #include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/kernels/detail/exact_block_sums.hpp>
 
-#include <immintrin.h>
-
 #include <cstdint>
+#include <cstring>
 
 namespace ordo::detail {
 
@@ -23,38 +26,67 @@ inline bool exact_blocks_use_avx2() {
 #endif
 }
 
-ORDO_IMPL_AVX2_FUNCTION inline void load_as_doubles_avx2(const float* p, __m256d (&d)[2]) {
-  const __m256 a = _mm256_loadu_ps(p);
-  d[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
-  d[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+typedef float float_x8 __attribute__((vector_size(32)));
+typedef float float_x4 __attribute__((vector_size(16)));
+typedef double double_x4 __attribute__((vector_size(32)));
+typedef std::int32_t int32_x8 __attribute__((vector_size(32)));
+typedef std::int64_t int64_x4 __attribute__((vector_size(32)));
+
+template <class V, class T>
+ORDO_IMPL_AVX2_FUNCTION inline V load_avx2(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
-ORDO_IMPL_AVX2_FUNCTION inline void load_as_doubles_avx2(const double* p, __m256d (&d)[2]) {
-  d[0] = _mm256_loadu_pd(p);
-  d[1] = _mm256_loadu_pd(p + 4);
+template <class T, class V>
+ORDO_IMPL_AVX2_FUNCTION inline void store_avx2(T* p, V v) {
+  std::memcpy(p, &v, sizeof v);
 }
 
+// vcvtps2pd ymm, xmm. g++ 12 splits __builtin_convertvector of four floats into two 2-wide
+// conversions and an insert; its builtin is the instruction (clang's conversion already is).
+ORDO_IMPL_AVX2_FUNCTION inline double_x4 widen_avx2(float_x4 f) {
+#if defined(__clang__)
+  return __builtin_convertvector(f, double_x4);
+#else
+  return __builtin_ia32_cvtps2pd256(f);
+#endif
+}
+
+ORDO_IMPL_AVX2_FUNCTION inline void load_as_doubles_avx2(const float* p, double_x4 (&d)[2]) {
+  d[0] = widen_avx2(load_avx2<float_x4>(p));
+  d[1] = widen_avx2(load_avx2<float_x4>(p + 4));
+}
+ORDO_IMPL_AVX2_FUNCTION inline void load_as_doubles_avx2(const double* p, double_x4 (&d)[2]) {
+  d[0] = load_avx2<double_x4>(p);
+  d[1] = load_avx2<double_x4>(p + 4);
+}
+
+// |v| by clearing the sign bits; max and min as vmaxps/vminps: the second operand when one is
+// NaN (a NaN element never enters the range) or both are zeros.
 template <bool zeros_as_infinity>
-ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(__m256 v, __m256& high, __m256& low) {
-  const __m256 magnitude = _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
-  high = _mm256_max_ps(magnitude, high);
+ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(float_x8 v, float_x8& high, float_x8& low) {
+  const float_x8 magnitude = __builtin_bit_cast(float_x8, __builtin_bit_cast(int32_x8, v) & 0x7fffffff);
+  high = magnitude > high ? magnitude : high;
   if constexpr (zeros_as_infinity) {
-    const __m256 zero_to_infinity = _mm256_and_ps(_mm256_cmp_ps(magnitude, _mm256_setzero_ps(), _CMP_EQ_OQ),
-                                                  _mm256_castsi256_ps(_mm256_set1_epi32(0x7f800000)));
-    low = _mm256_min_ps(_mm256_or_ps(magnitude, zero_to_infinity), low);
+    const int32_x8 zero_to_infinity = (magnitude == 0.0f) & 0x7f800000;
+    const float_x8 candidate = __builtin_bit_cast(float_x8, __builtin_bit_cast(int32_x8, magnitude) | zero_to_infinity);
+    low = candidate < low ? candidate : low;
   } else {
-    low = _mm256_min_ps(magnitude, low);
+    low = magnitude < low ? magnitude : low;
   }
 }
 template <bool zeros_as_infinity>
-ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(__m256d v, __m256d& high, __m256d& low) {
-  const __m256d magnitude = _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff)));
-  high = _mm256_max_pd(magnitude, high);
+ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(double_x4 v, double_x4& high, double_x4& low) {
+  const double_x4 magnitude =
+      __builtin_bit_cast(double_x4, __builtin_bit_cast(int64_x4, v) & std::int64_t{0x7fffffffffffffff});
+  high = magnitude > high ? magnitude : high;
   if constexpr (zeros_as_infinity) {
-    const __m256d zero_to_infinity = _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_setzero_pd(), _CMP_EQ_OQ),
-                                                   _mm256_castsi256_pd(_mm256_set1_epi64x(0x7ff0000000000000)));
-    low = _mm256_min_pd(_mm256_or_pd(magnitude, zero_to_infinity), low);
+    const int64_x4 zero_to_infinity = (magnitude == 0.0) & std::int64_t{0x7ff0000000000000};
+    const double_x4 candidate = __builtin_bit_cast(double_x4, __builtin_bit_cast(int64_x4, magnitude) | zero_to_infinity);
+    low = candidate < low ? candidate : low;
   } else {
-    low = _mm256_min_pd(magnitude, low);
+    low = magnitude < low ? magnitude : low;
   }
 }
 
@@ -62,8 +94,8 @@ template <class T, class V>
 ORDO_IMPL_AVX2_FUNCTION inline void horizontal_range_avx2(const V (&high)[2], const V (&low)[2], T& largest, T& smallest) {
   constexpr int width = static_cast<int>(sizeof(V) / sizeof(T));
   T h[2 * width], l[2 * width];
-  memcpy(h, high, sizeof h);
-  memcpy(l, low, sizeof l);
+  std::memcpy(h, high, sizeof h);
+  std::memcpy(l, low, sizeof l);
   for (int k = 0; k < 2 * width; ++k) {
     largest = h[k] > largest ? h[k] : largest;
     smallest = l[k] < smallest ? l[k] : smallest;
@@ -74,11 +106,11 @@ ORDO_IMPL_AVX2_FUNCTION inline void horizontal_range_avx2(const V (&high)[2], co
 template <bool zeros_as_infinity>
 ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(const float* x, std::int64_t begin, std::int64_t end,
                                                        float& largest, float& smallest) {
-  __m256 high[2] = {_mm256_set1_ps(largest), _mm256_set1_ps(largest)};
-  __m256 low[2] = {_mm256_set1_ps(smallest), _mm256_set1_ps(smallest)};
+  float_x8 high[2] = {float_x8{} + largest, float_x8{} + largest};
+  float_x8 low[2] = {float_x8{} + smallest, float_x8{} + smallest};
   std::int64_t i = begin;
   for (; i + 16 <= end; i += 16) {
-    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(_mm256_loadu_ps(x + i + 8 * k), high[k], low[k]);
+    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(load_avx2<float_x8>(x + i + 8 * k), high[k], low[k]);
   }
   horizontal_range_avx2(high, low, largest, smallest);
   for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
@@ -86,11 +118,11 @@ ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(const float* x, std::in
 template <bool zeros_as_infinity>
 ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(const double* x, std::int64_t begin, std::int64_t end,
                                                        double& largest, double& smallest) {
-  __m256d high[2] = {_mm256_set1_pd(largest), _mm256_set1_pd(largest)};
-  __m256d low[2] = {_mm256_set1_pd(smallest), _mm256_set1_pd(smallest)};
+  double_x4 high[2] = {double_x4{} + largest, double_x4{} + largest};
+  double_x4 low[2] = {double_x4{} + smallest, double_x4{} + smallest};
   std::int64_t i = begin;
   for (; i + 8 <= end; i += 8) {
-    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(_mm256_loadu_pd(x + i + 4 * k), high[k], low[k]);
+    for (int k = 0; k < 2; ++k) magnitude_range_avx2<zeros_as_infinity>(load_avx2<double_x4>(x + i + 4 * k), high[k], low[k]);
   }
   horizontal_range_avx2(high, low, largest, smallest);
   for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
@@ -101,22 +133,21 @@ ORDO_IMPL_AVX2_FUNCTION inline std::int64_t magnitude_range_and_sums_avx2(const 
                                                                         std::int64_t end, float& largest,
                                                                         float& smallest,
                                                                         double (&s)[1][exact_block_lanes]) {
-  __m256 high[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-  __m256 low[2] = {_mm256_set1_ps(smallest), _mm256_set1_ps(smallest)};
-  __m256d sum[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  float_x8 high[2] = {float_x8{}, float_x8{}};
+  float_x8 low[2] = {float_x8{} + smallest, float_x8{} + smallest};
+  double_x4 sum[4] = {double_x4{}, double_x4{}, double_x4{}, double_x4{}};
   std::int64_t i = begin;
   for (; i + 2 * exact_block_lanes <= end; i += 2 * exact_block_lanes) {
     for (int k = 0; k < 2; ++k) {
-      const __m256 a = _mm256_loadu_ps(x + i + 8 * k);
-      magnitude_range_avx2<false>(a, high[k], low[k]);
-      sum[2 * k] = _mm256_add_pd(sum[2 * k], _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
-      sum[2 * k + 1] = _mm256_add_pd(sum[2 * k + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+      magnitude_range_avx2<false>(load_avx2<float_x8>(x + i + 8 * k), high[k], low[k]);
+      sum[2 * k] += widen_avx2(load_avx2<float_x4>(x + i + 8 * k));  // from L1: the line was just read
+      sum[2 * k + 1] += widen_avx2(load_avx2<float_x4>(x + i + 8 * k + 4));
     }
   }
   horizontal_range_avx2(high, low, largest, smallest);
   // Elements 8k..8k+7 of each 16 went to sum[2k] and sum[2k + 1]: lane i mod 8 either way.
   double part[4][4];
-  for (int k = 0; k < 4; ++k) _mm256_storeu_pd(part[k], sum[k]);
+  for (int k = 0; k < 4; ++k) store_avx2(part[k], sum[k]);
   for (int l = 0; l < 4; ++l) {
     s[0][l] += part[0][l] + part[2][l];
     s[0][l + 4] += part[1][l] + part[3][l];
@@ -127,28 +158,29 @@ ORDO_IMPL_AVX2_FUNCTION inline std::int64_t magnitude_range_and_sums_avx2(const 
 template <int levels, class T>
 ORDO_IMPL_AVX2_FUNCTION inline void exact_lane_sums_avx2(const T* x, std::int64_t begin, std::int64_t end,
                                                        const double* sigma, double (&s)[levels + 1][exact_block_lanes]) {
-  __m256d sum[levels + 1][2], sig[levels > 0 ? levels : 1];
+  double_x4 sum[levels + 1][2], sig[levels > 0 ? levels : 1];
   for (int j = 0; j <= levels; ++j) {
-    for (int k = 0; k < 2; ++k) sum[j][k] = _mm256_setzero_pd();
+    for (int k = 0; k < 2; ++k) sum[j][k] = double_x4{};
   }
-  for (int j = 0; j < levels; ++j) sig[j] = _mm256_set1_pd(sigma[j]);
+  for (int j = 0; j < levels; ++j) sig[j] = double_x4{} + sigma[j];
   std::int64_t i = begin;
   for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
-    __m256d r[2];
+    double_x4 r[2];
     load_as_doubles_avx2(x + i, r);
-    // The level pass reads the block from L1; meanwhile, fetch the next block from memory.
-    _mm_prefetch(reinterpret_cast<const char*>(x + i + 2048), _MM_HINT_T0);
+    // The level pass reads the block from L1; meanwhile, fetch the next block from memory
+    // (prefetcht0).
+    __builtin_prefetch(x + i + 2048, 0, 3);
     for (int j = 0; j < levels; ++j) {
       for (int k = 0; k < 2; ++k) {
-        const __m256d h = _mm256_sub_pd(_mm256_add_pd(sig[j], r[k]), sig[j]);
-        r[k] = _mm256_sub_pd(r[k], h);
-        sum[j][k] = _mm256_add_pd(sum[j][k], h);
+        const double_x4 h = (sig[j] + r[k]) - sig[j];
+        r[k] = r[k] - h;
+        sum[j][k] = sum[j][k] + h;
       }
     }
-    for (int k = 0; k < 2; ++k) sum[levels][k] = _mm256_add_pd(sum[levels][k], r[k]);
+    for (int k = 0; k < 2; ++k) sum[levels][k] = sum[levels][k] + r[k];
   }
   for (int j = 0; j <= levels; ++j) {
-    for (int k = 0; k < 2; ++k) _mm256_storeu_pd(&s[j][4 * k], sum[j][k]);
+    for (int k = 0; k < 2; ++k) store_avx2(&s[j][4 * k], sum[j][k]);
   }
   exact_lane_sums<levels, T>(x, begin, i, end, sigma, s);
 }

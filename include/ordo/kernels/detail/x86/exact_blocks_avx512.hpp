@@ -1,23 +1,18 @@
 #ifndef ORDO_KERNELS_DETAIL_X86_EXACT_BLOCKS_AVX512_HPP
 #define ORDO_KERNELS_DETAIL_X86_EXACT_BLOCKS_AVX512_HPP
 
-// Host-only: the AVX2 kernels' steps with AVX-512 (F, BW, DQ, VL) intrinsics, compiled for AVX-512
+// Host-only: the AVX2 kernels' steps on 64-byte vectors, compiled for AVX-512 (F, BW, DQ, VL)
 // whatever the build's flags and chosen at run time. Included by exact_blocks.hpp when
-// ORDO_IMPL_EXACT_AVX512 is set.
+// ORDO_IMPL_EXACT_AVX512 is set. Generic vector types rather than <immintrin.h>, as in
+// exact_blocks_avx2.hpp (which says why).
 //
 // A block has exact_block_lanes = 8 lanes, one zmm register of doubles: lane l of a sum register
 // adds the same elements in the same order as lane l of the AVX2 kernels' registers, so the lane
 // sums are the AVX2 kernels' bits (and those are exact by construction: exact_block_sums.hpp).
 // The ranges are maxima and minima, which no order changes.
-//
-// Conversions, maxima and minima are the zero-masked forms with every lane selected (the same
-// instructions): g++ 12 writes the plain forms with _mm512_undefined_*(), which
-// -Wmaybe-uninitialized reports in every caller.
 
 #include <ordo/platform/x86/cpu_dispatch.hpp>
 #include <ordo/kernels/detail/exact_block_sums.hpp>
-
-#include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
@@ -35,40 +30,85 @@ inline bool exact_blocks_use_avx512() {
 #endif
 }
 
-inline constexpr __mmask8 all_doubles_avx512 = 0xff;
-inline constexpr __mmask16 all_floats_avx512 = 0xffff;
+typedef float float_x16 __attribute__((vector_size(64)));
+typedef float float_x8_512 __attribute__((vector_size(32)));
+typedef double double_x8 __attribute__((vector_size(64)));
+typedef std::int32_t int32_x16 __attribute__((vector_size(64)));
+typedef std::int64_t int64_x8 __attribute__((vector_size(64)));
 
-ORDO_IMPL_AVX512_FUNCTION inline __m512d load_as_doubles_avx512(const float* p) {
-  return _mm512_maskz_cvtps_pd(all_doubles_avx512, _mm256_loadu_ps(p));
+template <class V, class T>
+ORDO_IMPL_AVX512_FUNCTION inline V load_avx512(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
-ORDO_IMPL_AVX512_FUNCTION inline __m512d load_as_doubles_avx512(const double* p) { return _mm512_loadu_pd(p); }
+
+// vcvtps2pd zmm, ymm: g++ 12 splits __builtin_convertvector of eight floats in two; its builtin
+// (all lanes, the current rounding, which a widening never uses) is the instruction.
+ORDO_IMPL_AVX512_FUNCTION inline double_x8 load_as_doubles_avx512(const float* p) {
+#if defined(__clang__)
+  return __builtin_convertvector(load_avx512<float_x8_512>(p), double_x8);
+#else
+  return __builtin_ia32_cvtps2pd512_mask(load_avx512<float_x8_512>(p), double_x8{}, static_cast<char>(-1), 4);
+#endif
+}
+ORDO_IMPL_AVX512_FUNCTION inline double_x8 load_as_doubles_avx512(const double* p) { return load_avx512<double_x8>(p); }
+
+// vmaxps/vminps (pd): the second operand when one is NaN or both are zeros. Written as a > b ? a : b
+// (that rule), g++ 12 makes a compare and a masked load of its own (24-86 % slower sums): the
+// builtins are the instructions.
+ORDO_IMPL_AVX512_FUNCTION inline float_x16 max_avx512(float_x16 a, float_x16 b) {
+#if defined(__clang__)
+  return __builtin_ia32_maxps512(a, b, 4);
+#else
+  return __builtin_ia32_maxps512_mask(a, b, a, static_cast<short>(-1), 4);
+#endif
+}
+ORDO_IMPL_AVX512_FUNCTION inline float_x16 min_avx512(float_x16 a, float_x16 b) {
+#if defined(__clang__)
+  return __builtin_ia32_minps512(a, b, 4);
+#else
+  return __builtin_ia32_minps512_mask(a, b, a, static_cast<short>(-1), 4);
+#endif
+}
+ORDO_IMPL_AVX512_FUNCTION inline double_x8 max_avx512(double_x8 a, double_x8 b) {
+#if defined(__clang__)
+  return __builtin_ia32_maxpd512(a, b, 4);
+#else
+  return __builtin_ia32_maxpd512_mask(a, b, a, static_cast<char>(-1), 4);
+#endif
+}
+ORDO_IMPL_AVX512_FUNCTION inline double_x8 min_avx512(double_x8 a, double_x8 b) {
+#if defined(__clang__)
+  return __builtin_ia32_minpd512(a, b, 4);
+#else
+  return __builtin_ia32_minpd512_mask(a, b, a, static_cast<char>(-1), 4);
+#endif
+}
 
 // max and min return their second operand when one is NaN, as the AVX2 kernels' do: a NaN never
 // enters the range (the flags catch it).
 template <bool zeros_as_infinity>
-ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(__m512 v, __m512& high, __m512& low) {
-  const __m512 magnitude = _mm512_abs_ps(v);
-  high = _mm512_maskz_max_ps(all_floats_avx512, magnitude, high);
+ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(float_x16 v, float_x16& high, float_x16& low) {
+  const float_x16 magnitude = __builtin_bit_cast(float_x16, __builtin_bit_cast(int32_x16, v) & 0x7fffffff);
+  high = max_avx512(magnitude, high);
   if constexpr (zeros_as_infinity) {
-    const __mmask16 zero = _mm512_cmp_ps_mask(magnitude, _mm512_setzero_ps(), _CMP_EQ_OQ);
-    low = _mm512_maskz_min_ps(all_floats_avx512,
-                              _mm512_mask_blend_ps(zero, magnitude, _mm512_set1_ps(std::numeric_limits<float>::infinity())),
-                              low);
+    const float_x16 candidate = magnitude == 0.0f ? float_x16{} + std::numeric_limits<float>::infinity() : magnitude;
+    low = min_avx512(candidate, low);
   } else {
-    low = _mm512_maskz_min_ps(all_floats_avx512, magnitude, low);
+    low = min_avx512(magnitude, low);
   }
 }
 template <bool zeros_as_infinity>
-ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(__m512d v, __m512d& high, __m512d& low) {
-  const __m512d magnitude = _mm512_abs_pd(v);
-  high = _mm512_maskz_max_pd(all_doubles_avx512, magnitude, high);
+ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(double_x8 v, double_x8& high, double_x8& low) {
+  const double_x8 magnitude =
+      __builtin_bit_cast(double_x8, __builtin_bit_cast(int64_x8, v) & std::int64_t{0x7fffffffffffffff});
+  high = max_avx512(magnitude, high);
   if constexpr (zeros_as_infinity) {
-    const __mmask8 zero = _mm512_cmp_pd_mask(magnitude, _mm512_setzero_pd(), _CMP_EQ_OQ);
-    low = _mm512_maskz_min_pd(all_doubles_avx512,
-                              _mm512_mask_blend_pd(zero, magnitude, _mm512_set1_pd(std::numeric_limits<double>::infinity())),
-                              low);
+    const double_x8 candidate = magnitude == 0.0 ? double_x8{} + std::numeric_limits<double>::infinity() : magnitude;
+    low = min_avx512(candidate, low);
   } else {
-    low = _mm512_maskz_min_pd(all_doubles_avx512, magnitude, low);
+    low = min_avx512(magnitude, low);
   }
 }
 
@@ -89,11 +129,11 @@ ORDO_IMPL_AVX512_FUNCTION inline void horizontal_range_avx512(const V (&high)[N]
 template <bool zeros_as_infinity>
 ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(const float* x, std::int64_t begin, std::int64_t end,
                                                            float& largest, float& smallest) {
-  __m512 high[2] = {_mm512_set1_ps(largest), _mm512_set1_ps(largest)};
-  __m512 low[2] = {_mm512_set1_ps(smallest), _mm512_set1_ps(smallest)};
+  float_x16 high[2] = {float_x16{} + largest, float_x16{} + largest};
+  float_x16 low[2] = {float_x16{} + smallest, float_x16{} + smallest};
   std::int64_t i = begin;
   for (; i + 32 <= end; i += 32) {
-    for (int k = 0; k < 2; ++k) magnitude_range_avx512<zeros_as_infinity>(_mm512_loadu_ps(x + i + 16 * k), high[k], low[k]);
+    for (int k = 0; k < 2; ++k) magnitude_range_avx512<zeros_as_infinity>(load_avx512<float_x16>(x + i + 16 * k), high[k], low[k]);
   }
   horizontal_range_avx512(high, low, largest, smallest);
   for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
@@ -101,11 +141,11 @@ ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(const float* x, std
 template <bool zeros_as_infinity>
 ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(const double* x, std::int64_t begin, std::int64_t end,
                                                            double& largest, double& smallest) {
-  __m512d high[2] = {_mm512_set1_pd(largest), _mm512_set1_pd(largest)};
-  __m512d low[2] = {_mm512_set1_pd(smallest), _mm512_set1_pd(smallest)};
+  double_x8 high[2] = {double_x8{} + largest, double_x8{} + largest};
+  double_x8 low[2] = {double_x8{} + smallest, double_x8{} + smallest};
   std::int64_t i = begin;
   for (; i + 16 <= end; i += 16) {
-    for (int k = 0; k < 2; ++k) magnitude_range_avx512<zeros_as_infinity>(_mm512_loadu_pd(x + i + 8 * k), high[k], low[k]);
+    for (int k = 0; k < 2; ++k) magnitude_range_avx512<zeros_as_infinity>(load_avx512<double_x8>(x + i + 8 * k), high[k], low[k]);
   }
   horizontal_range_avx512(high, low, largest, smallest);
   for (; i < end; ++i) magnitude_range_step(x[i], largest, smallest);
@@ -117,18 +157,18 @@ ORDO_IMPL_AVX512_FUNCTION inline std::int64_t magnitude_range_and_sums_avx512(co
                                                                             std::int64_t end, float& largest,
                                                                             float& smallest,
                                                                             double (&s)[1][exact_block_lanes]) {
-  __m512 high[1] = {_mm512_setzero_ps()};  // 16 floats a step: one register holds them
-  __m512 low[1] = {_mm512_set1_ps(smallest)};
-  __m512d sum[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+  float_x16 high[1] = {float_x16{}};  // 16 floats a step: one register holds them
+  float_x16 low[1] = {float_x16{} + smallest};
+  double_x8 sum[2] = {double_x8{}, double_x8{}};
   std::int64_t i = begin;
   for (; i + 2 * exact_block_lanes <= end; i += 2 * exact_block_lanes) {
-    magnitude_range_avx512<false>(_mm512_loadu_ps(x + i), high[0], low[0]);
-    sum[0] = _mm512_add_pd(sum[0], load_as_doubles_avx512(x + i));  // from L1: the line was just read
-    sum[1] = _mm512_add_pd(sum[1], load_as_doubles_avx512(x + i + exact_block_lanes));
+    magnitude_range_avx512<false>(load_avx512<float_x16>(x + i), high[0], low[0]);
+    sum[0] = sum[0] + load_as_doubles_avx512(x + i);  // from L1: the line was just read
+    sum[1] = sum[1] + load_as_doubles_avx512(x + i + exact_block_lanes);
   }
   horizontal_range_avx512(high, low, largest, smallest);
   double part[2][exact_block_lanes];
-  for (int k = 0; k < 2; ++k) _mm512_storeu_pd(part[k], sum[k]);
+  std::memcpy(part, sum, sizeof part);
   for (int l = 0; l < exact_block_lanes; ++l) s[0][l] += part[0][l] + part[1][l];
   return i;
 }
@@ -137,22 +177,23 @@ template <int levels, class T>
 ORDO_IMPL_AVX512_FUNCTION inline void exact_lane_sums_avx512(const T* x, std::int64_t begin, std::int64_t end,
                                                            const double* sigma,
                                                            double (&s)[levels + 1][exact_block_lanes]) {
-  __m512d sum[levels + 1], sig[levels > 0 ? levels : 1];
-  for (int j = 0; j <= levels; ++j) sum[j] = _mm512_setzero_pd();
-  for (int j = 0; j < levels; ++j) sig[j] = _mm512_set1_pd(sigma[j]);
+  double_x8 sum[levels + 1], sig[levels > 0 ? levels : 1];
+  for (int j = 0; j <= levels; ++j) sum[j] = double_x8{};
+  for (int j = 0; j < levels; ++j) sig[j] = double_x8{} + sigma[j];
   std::int64_t i = begin;
   for (; i + exact_block_lanes <= end; i += exact_block_lanes) {
-    __m512d r = load_as_doubles_avx512(x + i);
-    // The level pass reads the block from L1; meanwhile, fetch the next block from memory.
-    _mm_prefetch(reinterpret_cast<const char*>(x + i + 2048), _MM_HINT_T0);
+    double_x8 r = load_as_doubles_avx512(x + i);
+    // The level pass reads the block from L1; meanwhile, fetch the next block from memory
+    // (prefetcht0).
+    __builtin_prefetch(x + i + 2048, 0, 3);
     for (int j = 0; j < levels; ++j) {
-      const __m512d h = _mm512_sub_pd(_mm512_add_pd(sig[j], r), sig[j]);
-      r = _mm512_sub_pd(r, h);
-      sum[j] = _mm512_add_pd(sum[j], h);
+      const double_x8 h = (sig[j] + r) - sig[j];
+      r = r - h;
+      sum[j] = sum[j] + h;
     }
-    sum[levels] = _mm512_add_pd(sum[levels], r);
+    sum[levels] = sum[levels] + r;
   }
-  for (int j = 0; j <= levels; ++j) _mm512_storeu_pd(s[j], sum[j]);
+  for (int j = 0; j <= levels; ++j) std::memcpy(s[j], &sum[j], sizeof sum[j]);
   exact_lane_sums<levels, T>(x, begin, i, end, sigma, s);
 }
 
