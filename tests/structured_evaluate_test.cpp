@@ -423,6 +423,95 @@ TEST_CASE("structured chains: singular and non-SPD operands and wrong shapes are
   ordo::evaluate(square_plan, square, identity, square);
   CHECK(square.view()(2, 1) == 4.0);
 }
+
+// ordo::factorization_cache (kernels/factorization_cache.hpp): GLS's two chains factor M once; a
+// chain that solves against M from both sides factors it once; M changed in place is factored
+// anew. Oracles: the long double reference of each formula, and the same chains evaluated
+// without a cache (the same LAPACK calls on the same data: the same bits).
+TEST_CASE("a factorization_cache factors an operand once for the chains and solves that share it") {
+  using M = dynamic_matrix<double, Kokkos::DefaultHostExecutionSpace>;
+  std::mt19937_64 rng(78);
+  const std::size_t m = 9, p = 4;
+  stored_operand spd_m = make_operand(matrix_kind::spd, m, m, rng);
+  const stored_operand x = make_operand(matrix_kind::general, m, p, rng), y = make_operand(matrix_kind::general, m, 1, rng),
+                       a = make_operand(matrix_kind::general, m, m, rng);
+  const M mm = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(spd_m.stored, m, m);
+  const M xm = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(x.stored, m, p);
+  const M ym = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(y.stored, m, 1);
+  const M am = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(a.stored, m, m);
+  const auto plan = [](std::vector<std::size_t> dims, std::vector<chain_operand> ops) {
+    return ordo::plan_structured_chain(std::span<const std::size_t>(dims), std::span<const chain_operand>(ops));
+  };
+  const auto close_to = [](const M& value, const long_matrix& reference) {
+    bool close = true;
+    for (std::size_t i = 0; i < value.rows(); ++i) {
+      for (std::size_t j = 0; j < value.cols(); ++j) {
+        close = close && std::fabs(static_cast<long double>(value.view()(i, j)) - reference[i][j]) <=
+                             1e-13L * (1 + std::fabs(reference[i][j]));
+      }
+    }
+    return close;
+  };
+  const auto same_bits = [](const M& u, const M& v) {
+    bool same = u.rows() == v.rows() && u.cols() == v.cols();
+    for (std::size_t i = 0; same && i < u.rows(); ++i) {
+      for (std::size_t j = 0; j < u.cols(); ++j) same = same && u.view()(i, j) == v.view()(i, j);
+    }
+    return same;
+  };
+  const auto xmx = plan({p, m, m, p}, {general.transpose(), spd.inverse(), general});
+  const auto xmy = plan({p, m, m, 1}, {general.transpose(), spd.inverse(), general});
+  M s1(p, p), t1(p, 1), s2(p, p), t2(p, 1);
+  ordo::evaluate(xmx, s1, xm, mm, xm);
+  ordo::evaluate(xmy, t1, xm, mm, ym);
+  ordo::factorization_cache cache;
+  ordo::evaluate(cache, xmx, s2, xm, mm, xm);
+  ordo::evaluate(cache, xmy, t2, xm, mm, ym);
+  CHECK(cache.factorizations() == 1);
+  CHECK(cache.reuses() == 1);
+  CHECK(same_bits(s1, s2));
+  CHECK(same_bits(t1, t2));
+  const long_matrix xt_mi = product(transposed(x.stored), inverse(spd_m.stored));
+  CHECK(close_to(s2, product(xt_mi, x.stored)));
+  CHECK(close_to(t2, product(xt_mi, y.stored)));
+
+  // M^-1 A M^-1: solved from the left and from the right, one factorization (M is symmetric in
+  // memory, so its transpose hashes the same).
+  cache.clear();
+  M r(m, m);
+  ordo::evaluate(cache, plan({m, m, m, m}, {spd.inverse(), general, spd.inverse()}), r, mm, am, mm);
+  CHECK(cache.factorizations() == 1);
+  CHECK(cache.reuses() == 1);
+  const long_matrix mi = inverse(spd_m.stored);
+  CHECK(close_to(r, product(product(mi, a.stored), mi)));
+
+  // An unsymmetric A: A^-1 B A^-T solves with A from both sides (X A^-T = (A^-1 X^T)^T), one
+  // factorization; A^-1 B A^-1 needs A's and A^T's, two.
+  const stored_operand b = make_operand(matrix_kind::general, m, m, rng);
+  const M bm = to_matrix<double, Kokkos::DefaultHostExecutionSpace>(b.stored, m, m);
+  const long_matrix ai = inverse(a.stored);
+  cache.clear();
+  ordo::evaluate(cache, plan({m, m, m, m}, {general.inverse(), general, general.transpose().inverse()}), r, am, bm, am);
+  CHECK(cache.factorizations() == 1);
+  CHECK(cache.reuses() == 1);
+  CHECK(close_to(r, product(product(ai, b.stored), transposed(ai))));
+  cache.clear();
+  ordo::evaluate(cache, plan({m, m, m, m}, {general.inverse(), general, general.inverse()}), r, am, bm, am);
+  CHECK(cache.factorizations() == 2);
+  CHECK(cache.reuses() == 0);
+  CHECK(close_to(r, product(product(ai, b.stored), ai)));
+
+  // M changed in place (the same memory): its old factor is not used.
+  cache.clear();
+  ordo::evaluate(cache, xmy, t2, xm, mm, ym);
+  mm.view()(0, 0) += 1;
+  spd_m.stored[0][0] += 1;
+  ordo::evaluate(cache, xmy, t2, xm, mm, ym);
+  CHECK(cache.factorizations() == 2);
+  CHECK(cache.reuses() == 0);
+  CHECK(close_to(t2, product(product(transposed(x.stored), inverse(spd_m.stored)), y.stored)));
+}
+
 #endif
 
 TEST_CASE("cholesky_factor: S = L L^T, and generalized least squares through one factorization") {

@@ -160,7 +160,7 @@ bench_case generalized_least_squares(double scale) {
   auto mm = std::make_shared<host_matrix>(make(3, m, m, "spd")), x = std::make_shared<host_matrix>(make(4, m, p)),
        y = std::make_shared<host_matrix>(make(5, m, 1));
   auto beta_hand = std::make_shared<host_matrix>(p, 1), beta_ordo = std::make_shared<host_matrix>(p, 1),
-       beta_factored = std::make_shared<host_matrix>(p, 1);
+       beta_factored = std::make_shared<host_matrix>(p, 1), beta_cached = std::make_shared<host_matrix>(p, 1);
   auto beta_eigen = std::make_shared<Eigen::VectorXd>(p);
   auto ma = std::make_shared<arma::mat>(to_arma(*mm)), xa = std::make_shared<arma::mat>(to_arma(*x)),
        ya = std::make_shared<arma::mat>(to_arma(*y));
@@ -200,6 +200,15 @@ bench_case generalized_least_squares(double scale) {
     ordo::evaluate(plan(t_dims, xmx), t_ordo, *x, *mm, *y);
     ordo::evaluate(plan(beta_dims, solve), *beta_ordo, s_ordo, t_ordo);
   }, [=] { return values(*beta_ordo); }});
+  c.contenders.push_back({"ordo_cache", [=] {
+    // The chains as written, with one ordo::factorization_cache: M's Cholesky factor is computed
+    // by the first chain and reused by the second.
+    ordo::factorization_cache cache;
+    const host_matrix s_ordo(ordo::uninitialized, p, p), t_ordo(ordo::uninitialized, p, 1);
+    ordo::evaluate(cache, plan(s_dims, xmx), s_ordo, *x, *mm, *x);
+    ordo::evaluate(cache, plan(t_dims, xmx), t_ordo, *x, *mm, *y);
+    ordo::evaluate(cache, plan(beta_dims, solve), *beta_cached, s_ordo, t_ordo);
+  }, [=] { return values(*beta_cached); }});
   c.contenders.push_back({"ordo_factored", [=] {
     // M = L L^T once (ordo::cholesky_factor), then B = L^-1 X, c = L^-1 y, beta = (B^T B)^-1 B^T c.
     const host_matrix l = ordo::cholesky_factor(*mm);

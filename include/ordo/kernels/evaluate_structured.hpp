@@ -29,6 +29,7 @@
 #include <ordo/kernels/detail/structured_evaluator.hpp>
 #include <ordo/kernels/detail/structured_host_kernels.hpp>
 #include <ordo/kernels/detail/structured_portable_kernels.hpp>
+#include <ordo/kernels/factorization_cache.hpp>
 #include <ordo/kernels/gemm_backend.hpp>
 #include <ordo/kernels/matrix.hpp>
 #include <ordo/platform/shape_text.hpp>
@@ -78,7 +79,7 @@ struct structured_operand_ref {
 // operand types): the checks that need no types, the backend, the nodes, the aliasing temporary.
 // out: the result's row-major rows x cols memory.
 template <class ExecutionSpace, class T, std::size_t Matrices>
-void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend,
+void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend, [[maybe_unused]] factorization_cache* cache,
                               const structured_chain_plan<Matrices>& plan,
                               std::span<const structured_operand_ref<T>> operands, T* out_data, std::size_t out_rows,
                               std::size_t out_cols) {
@@ -132,6 +133,7 @@ void evaluate_structured_refs(const ExecutionSpace& space, gemm_backend backend,
 #if defined(ORDO_HAS_LAPACK)  // declared only then (a build may have a BLAS and no LAPACK)
       if (backend != gemm_backend::portable) {
         host_lapack_kernels<ExecutionSpace> kernels;
+        kernels.shared = cache;
         return evaluate_structured_plan(kernels, plan, nodes, out);
       }
 #endif
@@ -159,8 +161,8 @@ structured_operand_ref<typename R::value_type> structured_ref(const M& m, const 
 }
 
 template <class ExecutionSpace, std::size_t Matrices, any_matrix R, any_matrix... Operands>
-void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, const structured_chain_plan<Matrices>& plan,
-                         const R& result, const Operands&... operands) {
+void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, factorization_cache* cache,
+                         const structured_chain_plan<Matrices>& plan, const R& result, const Operands&... operands) {
   using value_type = typename R::value_type;
   static_assert((std::is_same_v<typename Operands::value_type, value_type> && ...),
                 "ordo::evaluate(structured plan, result, operands...): every operand must have the result's scalar type");
@@ -173,7 +175,7 @@ void evaluate_structured(const ExecutionSpace& space, gemm_backend backend, cons
   static_assert(Matrices == dynamic || Matrices == sizeof...(Operands),
                 "ordo::evaluate(structured plan, result, operands...): one operand per matrix of the plan");
   const std::array<structured_operand_ref<value_type>, sizeof...(Operands)> refs{structured_ref(operands, result)...};
-  evaluate_structured_refs(space, backend, plan, std::span<const structured_operand_ref<value_type>>(refs),
+  evaluate_structured_refs(space, backend, cache, plan, std::span<const structured_operand_ref<value_type>>(refs),
                            result.view().data(), result.rows(), result.cols());
 }
 
@@ -190,7 +192,7 @@ void evaluate_structured_range(const ExecutionSpace& space, gemm_backend backend
                 "one execution space");
   std::vector<structured_operand_ref<value_type>> refs;
   for (const M& m : operands) refs.push_back(structured_ref(m, result));
-  evaluate_structured_refs(space, backend, plan, std::span<const structured_operand_ref<value_type>>(refs),
+  evaluate_structured_refs(space, backend, nullptr, plan, std::span<const structured_operand_ref<value_type>>(refs),
                            result.view().data(), result.rows(), result.cols());
 }
 
@@ -203,7 +205,17 @@ concept matrix_range = std::ranges::input_range<Range> && any_matrix<std::ranges
 // BLAS and LAPACK where they serve the call, else on ordo's portable kernels.
 template <std::size_t Matrices, any_matrix R, any_matrix... Operands>
 void evaluate(const structured_chain_plan<Matrices>& plan, const R& result, const Operands&... operands) {
-  detail::evaluate_structured(typename R::execution_space{}, gemm_backend::automatic, plan, result, operands...);
+  detail::evaluate_structured(typename R::execution_space{}, gemm_backend::automatic, nullptr, plan, result, operands...);
+}
+
+// The same, keeping the factorizations of the operands it solves against in cache, and reusing
+// those that other evaluations with the same cache made (kernels/factorization_cache.hpp says when
+// a factor is reused): generalized least squares factors its SPD matrix once for two chains.
+template <std::size_t Matrices, any_matrix R, any_matrix... Operands>
+void evaluate(factorization_cache& cache, const structured_chain_plan<Matrices>& plan, const R& result,
+              const Operands&... operands) {
+  detail::evaluate_structured(typename R::execution_space{}, gemm_backend::automatic, &cache, plan, result,
+                              operands...);
 }
 
 // The same with the backend named: blas (the host's BLAS and LAPACK), portable (Kokkos kernels
@@ -212,7 +224,7 @@ void evaluate(const structured_chain_plan<Matrices>& plan, const R& result, cons
 template <std::size_t Matrices, any_matrix R, any_matrix... Operands>
 void evaluate(gemm_backend backend, const structured_chain_plan<Matrices>& plan, const R& result,
               const Operands&... operands) {
-  detail::evaluate_structured(typename R::execution_space{}, backend, plan, result, operands...);
+  detail::evaluate_structured(typename R::execution_space{}, backend, nullptr, plan, result, operands...);
 }
 
 // The same on an instance of the matrices' execution space (a CUDA stream, an OpenMP partition).
@@ -220,14 +232,14 @@ template <class ExecutionSpace, std::size_t Matrices, any_matrix R, any_matrix..
   requires Kokkos::is_execution_space<ExecutionSpace>::value
 void evaluate(const ExecutionSpace& space, const structured_chain_plan<Matrices>& plan, const R& result,
               const Operands&... operands) {
-  detail::evaluate_structured(space, gemm_backend::automatic, plan, result, operands...);
+  detail::evaluate_structured(space, gemm_backend::automatic, nullptr, plan, result, operands...);
 }
 
 template <class ExecutionSpace, std::size_t Matrices, any_matrix R, any_matrix... Operands>
   requires Kokkos::is_execution_space<ExecutionSpace>::value
 void evaluate(const ExecutionSpace& space, gemm_backend backend, const structured_chain_plan<Matrices>& plan,
               const R& result, const Operands&... operands) {
-  detail::evaluate_structured(space, backend, plan, result, operands...);
+  detail::evaluate_structured(space, backend, nullptr, plan, result, operands...);
 }
 
 // The same with the operands in a range (a std::vector or std::span of one matrix type): a chain

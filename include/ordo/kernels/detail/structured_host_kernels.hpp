@@ -14,6 +14,7 @@
 #include <ordo/kernels/detail/host_lapack.hpp>
 #include <ordo/kernels/detail/huge_pages.hpp>
 #include <ordo/kernels/detail/structured_node.hpp>
+#include <ordo/kernels/factorization_cache.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -162,39 +163,68 @@ void gram_product(const structured_node<T>& left, const structured_node<T>& c) {
     for (std::size_t i = 0; i < j; ++i) c.data[i + j * c.ld] = c.data[j + i * c.ld];
 }
 
-// c = A^-1 B for a general, symmetric or SPD A: LU, LDL^T or Cholesky of a copy of A, then its
-// solves on c, or on a copy when c is row-major.
+// The LU, LDL^T or Cholesky factorization of a copy of A (kernel gesv, sysv or posv): a
+// singular, or declared SPD and not positive definite, A throws naming its operand.
 template <class T>
-void dense_solve_left(const structured_node<T>& a, const structured_node<T>& b, const structured_node<T>& c, chain_kernel kernel) {
-  std::vector<T> factor_storage, rhs_storage;
-  const structured_node<T> factor = dense_copy(a, factor_storage);
+operand_factorization<T> factor_operand(const structured_node<T>& a, chain_kernel kernel, std::uint64_t elements_hash) {
+  operand_factorization<T> f{a.data, a.rows, a.ld, a.transposed, kernel, elements_hash, {}, {}};
+  const structured_node<T> factor = dense_copy(a, f.factor);
+  const int n = static_cast<int>(a.rows), lda = factor.blas_ld();
+  if (n == 0) return f;
+  int info = 0;
+  const char lower = 'L';
+  f.pivots.resize(static_cast<std::size_t>(n));
+  if (kernel == chain_kernel::posv) {
+    lapack<T>::potrf(&lower, &n, factor.data, &lda, &info);
+    if (info > 0) throw_singular(a, "is not positive definite (POTRF info " + std::to_string(info) + ")");
+  } else if (kernel == chain_kernel::sysv) {
+    const int lwork = 64 * n;
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    lapack<T>::sytrf(&lower, &n, factor.data, &lda, f.pivots.data(), work.data(), &lwork, &info);
+    if (info > 0) throw_singular(a, "is singular (SYTRF info " + std::to_string(info) + ")");
+  } else {
+    lapack<T>::getrf(&n, &n, factor.data, &lda, f.pivots.data(), &info);
+    if (info > 0) throw_singular(a, "is singular (GETRF info " + std::to_string(info) + ")");
+  }
+  return f;
+}
+
+// c = A^-1 B for a general, symmetric or SPD A: LU, LDL^T or Cholesky of a copy of A, then its
+// solves on c, or on a copy when c is row-major. An operand's factorization is looked up in, and
+// kept in, store (kernels/factorization_cache.hpp): a chain or a cache's chains that solve
+// against the same operand factor it once.
+template <class T>
+void dense_solve_left(const structured_node<T>& a, const structured_node<T>& b, const structured_node<T>& c,
+                      chain_kernel kernel, factorization_store<T>& store) {
+  std::vector<T> rhs_storage;
   structured_node<T> y = c;
   if (c.transposed) {
     y = dense_copy(b, rhs_storage);
   } else {
     copy_into(b, c.data, c.ld);
   }
-  const int n = static_cast<int>(a.rows), nrhs = static_cast<int>(b.cols), lda = factor.blas_ld(), ldb = y.blas_ld();
+  const int n = static_cast<int>(a.rows), nrhs = static_cast<int>(b.cols), lda = n > 0 ? n : 1, ldb = y.blas_ld();
   if (n == 0) return;
+  // Intermediates live in a workspace that the next evaluation reuses: only operands are kept.
+  const bool keep = a.operand != not_an_operand;
+  const std::uint64_t hash = keep ? hash_elements(a.data, a.rows, a.ld, a.transposed) : 0;
+  const operand_factorization<T>* found = keep ? store.find(a.data, a.rows, a.ld, kernel, hash) : nullptr;
+  operand_factorization<T> local;
+  if (!found) {
+    local = factor_operand(a, kernel, hash);
+    found = keep ? &store.add(std::move(local)) : &local;
+  }
+  T* factor = const_cast<T*>(found->factor.data());  // LAPACK's solves take it non-const and only read it
+  int* pivots = const_cast<int*>(found->pivots.data());
   int info = 0;
   const char lower = 'L', no_trans = 'N';
-  std::vector<int> pivots(static_cast<std::size_t>(n));
+  if (nrhs == 0) return;
   if (kernel == chain_kernel::posv) {
-    lapack<T>::potrf(&lower, &n, factor.data, &lda, &info);
-    if (info > 0) {
-      throw_singular(a, "is not positive definite (POTRF info " + std::to_string(info) + ")");
-    }
-    if (nrhs > 0) lapack<T>::potrs(&lower, &n, &nrhs, factor.data, &lda, y.data, &ldb, &info);
+    lapack<T>::potrs(&lower, &n, &nrhs, factor, &lda, y.data, &ldb, &info);
   } else if (kernel == chain_kernel::sysv) {
-    const int lwork = 64 * n;
-    std::vector<T> work(static_cast<std::size_t>(lwork));
-    lapack<T>::sytrf(&lower, &n, factor.data, &lda, pivots.data(), work.data(), &lwork, &info);
-    if (info > 0) throw_singular(a, "is singular (SYTRF info " + std::to_string(info) + ")");
-    if (nrhs > 0) lapack<T>::sytrs(&lower, &n, &nrhs, factor.data, &lda, pivots.data(), y.data, &ldb, &info);
+    lapack<T>::sytrs(&lower, &n, &nrhs, factor, &lda, pivots, y.data, &ldb, &info);
   } else {
-    lapack<T>::getrf(&n, &n, factor.data, &lda, pivots.data(), &info);
-    if (info > 0) throw_singular(a, "is singular (GETRF info " + std::to_string(info) + ")");
-    if (nrhs > 0) lapack<T>::getrs(&no_trans, &n, &nrhs, factor.data, &lda, pivots.data(), y.data, &ldb, &info);
+    lapack<T>::getrs(&no_trans, &n, &nrhs, factor, &lda, pivots, y.data, &ldb, &info);
   }
   if (c.transposed) {
     for (std::size_t j = 0; j < c.cols; ++j)
@@ -340,6 +370,15 @@ structured_node<T> explicit_inverse(const structured_node<T>& a, std::vector<T>&
 // factors to be used explicitly have been replaced by their inverses (use none) before a product.
 template <class Space>
 struct host_lapack_kernels {
+  // Where operands' factorizations are kept: a user's cache (ordo::evaluate(cache, ...)), or one
+  // of this evaluation's own, which still shares them between the solves of one chain.
+  factorization_cache* shared = nullptr;
+  mutable factorization_cache own;
+  template <class T>
+  factorization_store<T>& factorizations() const {
+    return (shared != nullptr ? *shared : own).template store<T>();
+  }
+
   // An explicit inverse's storage (a vector, as LAPACK's workspaces), or uninitialized memory
   // for the workspace: every intermediate is written before it is read.
   template <class T>
@@ -387,8 +426,8 @@ struct host_lapack_kernels {
       case chain_kernel::sysv:
       case chain_kernel::gesv:
         // X A^-1 = (A^-T X^T)^T: the right-side solve is the left one of the transposes.
-        return left ? dense_solve_left(l, r, c, step.kernel)
-                    : dense_solve_left(r.flipped(), l.flipped(), c.flipped(), step.kernel);
+        return left ? dense_solve_left(l, r, c, step.kernel, factorizations<T>())
+                    : dense_solve_left(r.flipped(), l.flipped(), c.flipped(), step.kernel, factorizations<T>());
       default: return scaling<Space>(l, r, c, step);
     }
   }
