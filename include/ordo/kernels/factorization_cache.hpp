@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ordo {
