@@ -15,10 +15,15 @@ namespace ordo {
 
 class order_view : public std::string_view {
  public:
-  using std::string_view::string_view;
+  // From a std::string_view only (not from const char* or std::string, which reach one through it):
+  // a second route to order_view would make `order == pointer` ambiguous between the overloads below.
+  constexpr order_view() noexcept = default;
   constexpr order_view(std::string_view text) noexcept : std::string_view(text) {}
 
   friend constexpr bool operator==(order_view a, std::string_view b) noexcept { return equal(a, b.data(), b.size()); }
+  // Two orders: an exact match, so that the reversed form of the one above is not a rival (clang's
+  // -Wambiguous-reversed-operator).
+  friend constexpr bool operator==(order_view a, order_view b) noexcept { return equal(a, b.data(), b.size()); }
 
   // A string literal: its length without std::char_traits::length.
   template <std::size_t N>
