@@ -13,6 +13,7 @@
 // the old element when accumulating, rounded once to the storage type; intermediates are stored
 // in the storage type, as in the workspace of the other paths.
 
+#include <ordo/core/planned_product.hpp>
 #include <ordo/kernels/detail/gemm_regions.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
 #include <ordo/kernels/detail/portable_gemv.hpp>
