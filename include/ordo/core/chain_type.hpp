@@ -125,7 +125,10 @@ consteval bool conforms_statically() {
   constexpr std::array<std::size_t, n> cols{Shapes::static_cols...};
   constexpr std::size_t i = first_static_mismatch(rows, cols);
   if constexpr (i < n) {
-    report_static_mismatch<i, rows[i], cols[i], rows[i + 1], cols[i + 1]>();
+    // Named first: nvcc 13 fails on array elements of a pack-built array as template arguments of
+    // a call ("parameter packs not expanded").
+    constexpr std::size_t rows1 = rows[i], cols1 = cols[i], rows2 = rows[i + 1], cols2 = cols[i + 1];
+    report_static_mismatch<i, rows1, cols1, rows2, cols2>();
     return false;
   } else {
     return true;
@@ -168,7 +171,8 @@ constexpr auto static_chain_plan() {
     } else if constexpr (constexpr std::size_t m = first_static_mismatch(rows, cols); m < n) {
       // Checked here rather than by conforms_statically<Shapes...>: a second function of n
       // template arguments costs a 1024-matrix chain 0.03 s on g++.
-      report_static_mismatch<m, rows[m], cols[m], rows[m + 1], cols[m + 1]>();
+      constexpr std::size_t rows1 = rows[m], cols1 = cols[m], rows2 = rows[m + 1], cols2 = cols[m + 1];  // (nvcc)
+      report_static_mismatch<m, rows1, cols1, rows2, cols2>();
       return chain_plan<n>{};
     } else {
       // Through pointers: std::array's operator[] costs clang's step budget a call per element.
