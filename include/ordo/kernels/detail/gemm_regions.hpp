@@ -12,10 +12,13 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace ordo::detail {
 
-inline std::string gemm_region_name(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend) {
+// backend: a gemm_backend's name, or "inline" for a small static product run on the calling
+// thread (detail/small_product.hpp), which is no backend of ordo::gemm.
+inline std::string gemm_region_name(std::size_t m, std::size_t k, std::size_t n, std::string_view backend) {
   std::string name = "ordo::gemm ";
   name += std::to_string(m);
   name += 'x';
@@ -23,7 +26,7 @@ inline std::string gemm_region_name(std::size_t m, std::size_t k, std::size_t n,
   name += 'x';
   name += std::to_string(n);
   name += ' ';
-  name += to_string(backend);
+  name += backend;
   return name;
 }
 
@@ -41,9 +44,11 @@ struct profiling_region {
 };
 
 struct gemm_region : profiling_region {
-  gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
+  gemm_region(std::size_t m, std::size_t k, std::size_t n, std::string_view backend)
       : profiling_region(Kokkos::Profiling::profileLibraryLoaded() ? gemm_region_name(m, k, n, backend)
                                                                    : std::string()) {}
+  gemm_region(std::size_t m, std::size_t k, std::size_t n, gemm_backend backend)
+      : gemm_region(m, k, n, to_string(backend)) {}
 };
 
 }  // namespace ordo::detail

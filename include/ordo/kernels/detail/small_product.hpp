@@ -24,7 +24,6 @@
 
 #include <array>
 #include <cstddef>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -50,17 +49,6 @@ consteval bool is_small_product() {
     return plan.peak_temporary_elements() <= small_product_workspace;
   }
 }
-
-// Announces a small product to Kokkos Tools as the GEMM backends announce theirs, with the backend
-// named "inline".
-struct small_product_region : profiling_region {
-  small_product_region(std::size_t m, std::size_t k, std::size_t n)
-      : profiling_region(Kokkos::Profiling::profileLibraryLoaded() ? small_product_region_name(m, k, n) : std::string()) {}
-  static std::string small_product_region_name(std::size_t m, std::size_t k, std::size_t n) {
-    std::string name = gemm_region_name(m, k, n, gemm_backend::automatic);
-    return name.substr(0, name.rfind(' ') + 1) + "inline";
-  }
-};
 
 // A factor of a small product: a leaf's elements through its View's strides (a transpose is a
 // strided View), or an intermediate, row-major on the stack.
@@ -127,7 +115,7 @@ void evaluate_small_product(const typename Expression::execution_space& space, c
     // Product P of the plan, its extents as constants; the root stays in the compute type.
     const auto run_product = [&]<std::size_t P>(std::integral_constant<std::size_t, P>) {
       constexpr planned_product step = plan.products()[P];
-      const small_product_region region(step.rows, step.inner, step.cols);
+      const gemm_region region(step.rows, step.inner, step.cols, "inline");  // as the backends announce theirs
       small_gemm<step.rows, step.inner, step.cols>(nodes[step.left], nodes[step.right], value.data());
       if constexpr (P + 2 < n) {
         value_type* out = workspace.data() + step.workspace_offset;

@@ -167,7 +167,7 @@ void gram_product(const structured_node<T>& left, const structured_node<T>& c) {
 // singular, or declared SPD and not positive definite, A throws naming its operand.
 template <class T>
 operand_factorization<T> factor_operand(const structured_node<T>& a, chain_kernel kernel, std::uint64_t elements_hash) {
-  operand_factorization<T> f{a.data, a.rows, a.ld, a.transposed, kernel, elements_hash, {}, {}};
+  operand_factorization<T> f{a.data, a.rows, a.ld, kernel, elements_hash, {}, {}};
   const structured_node<T> factor = dense_copy(a, f.factor);
   const int n = static_cast<int>(a.rows), lda = factor.blas_ld();
   if (n == 0) return f;

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace ordo::detail {
 
@@ -29,8 +31,6 @@ inline bool exact_blocks_use_avx2() {
 typedef float float_x8 __attribute__((vector_size(32)));
 typedef float float_x4 __attribute__((vector_size(16)));
 typedef double double_x4 __attribute__((vector_size(32)));
-typedef std::int32_t int32_x8 __attribute__((vector_size(32)));
-typedef std::int64_t int64_x4 __attribute__((vector_size(32)));
 
 template <class V, class T>
 ORDO_IMPL_AVX2_FUNCTION inline V load_avx2(const T* p) {
@@ -63,27 +63,19 @@ ORDO_IMPL_AVX2_FUNCTION inline void load_as_doubles_avx2(const double* p, double
 }
 
 // |v| by clearing the sign bits; max and min as vmaxps/vminps: the second operand when one is
-// NaN (a NaN element never enters the range) or both are zeros.
-template <bool zeros_as_infinity>
-ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(float_x8 v, float_x8& high, float_x8& low) {
-  const float_x8 magnitude = __builtin_bit_cast(float_x8, __builtin_bit_cast(int32_x8, v) & 0x7fffffff);
+// NaN (a NaN element never enters the range) or both are zeros. Zeros count as +Inf for the
+// smallest magnitude with zeros_as_infinity. V is float_x8 or double_x4.
+template <bool zeros_as_infinity, class V>
+ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(V v, V& high, V& low) {
+  using bits = decltype(v < v);  // the lanes' signed integers of the same width
+  using element = std::remove_cvref_t<decltype(v[0])>;
+  using bits_element = std::remove_cvref_t<decltype(bits{}[0])>;
+  const V magnitude =
+      __builtin_bit_cast(V, __builtin_bit_cast(bits, v) & std::numeric_limits<bits_element>::max());
   high = magnitude > high ? magnitude : high;
   if constexpr (zeros_as_infinity) {
-    const int32_x8 zero_to_infinity = (magnitude == 0.0f) & 0x7f800000;
-    const float_x8 candidate = __builtin_bit_cast(float_x8, __builtin_bit_cast(int32_x8, magnitude) | zero_to_infinity);
-    low = candidate < low ? candidate : low;
-  } else {
-    low = magnitude < low ? magnitude : low;
-  }
-}
-template <bool zeros_as_infinity>
-ORDO_IMPL_AVX2_FUNCTION inline void magnitude_range_avx2(double_x4 v, double_x4& high, double_x4& low) {
-  const double_x4 magnitude =
-      __builtin_bit_cast(double_x4, __builtin_bit_cast(int64_x4, v) & std::int64_t{0x7fffffffffffffff});
-  high = magnitude > high ? magnitude : high;
-  if constexpr (zeros_as_infinity) {
-    const int64_x4 zero_to_infinity = (magnitude == 0.0) & std::int64_t{0x7ff0000000000000};
-    const double_x4 candidate = __builtin_bit_cast(double_x4, __builtin_bit_cast(int64_x4, magnitude) | zero_to_infinity);
+    const bits infinity = __builtin_bit_cast(bits, V{} + std::numeric_limits<element>::infinity());
+    const V candidate = __builtin_bit_cast(V, __builtin_bit_cast(bits, magnitude) | ((magnitude == element(0)) & infinity));
     low = candidate < low ? candidate : low;
   } else {
     low = magnitude < low ? magnitude : low;

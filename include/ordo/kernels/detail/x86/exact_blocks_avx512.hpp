@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace ordo::detail {
 
@@ -33,8 +34,6 @@ inline bool exact_blocks_use_avx512() {
 typedef float float_x16 __attribute__((vector_size(64)));
 typedef float float_x8_512 __attribute__((vector_size(32)));
 typedef double double_x8 __attribute__((vector_size(64)));
-typedef std::int32_t int32_x16 __attribute__((vector_size(64)));
-typedef std::int64_t int64_x8 __attribute__((vector_size(64)));
 
 template <class V, class T>
 ORDO_IMPL_AVX512_FUNCTION inline V load_avx512(const T* p) {
@@ -55,60 +54,44 @@ ORDO_IMPL_AVX512_FUNCTION inline double_x8 load_as_doubles_avx512(const float* p
 ORDO_IMPL_AVX512_FUNCTION inline double_x8 load_as_doubles_avx512(const double* p) { return load_avx512<double_x8>(p); }
 
 // vmaxps/vminps (pd): the second operand when one is NaN or both are zeros. Written as a > b ? a : b
-// (that rule), g++ 12 makes a compare and a masked load of its own (24-86 % slower sums): the
-// builtins are the instructions.
-ORDO_IMPL_AVX512_FUNCTION inline float_x16 max_avx512(float_x16 a, float_x16 b) {
+// (that rule), g++ 12 makes a compare and a masked load of its own (21-86 % slower sums): the
+// builtins are the instructions. V is float_x16 or double_x8.
+template <bool Largest, class V>
+ORDO_IMPL_AVX512_FUNCTION inline V extremum_avx512(V a, V b) {
+  constexpr bool floats = std::is_same_v<V, float_x16>;
 #if defined(__clang__)
-  return __builtin_ia32_maxps512(a, b, 4);
+  if constexpr (floats) {
+    return Largest ? __builtin_ia32_maxps512(a, b, 4) : __builtin_ia32_minps512(a, b, 4);
+  } else {
+    return Largest ? __builtin_ia32_maxpd512(a, b, 4) : __builtin_ia32_minpd512(a, b, 4);
+  }
 #else
-  return __builtin_ia32_maxps512_mask(a, b, a, static_cast<short>(-1), 4);
-#endif
-}
-ORDO_IMPL_AVX512_FUNCTION inline float_x16 min_avx512(float_x16 a, float_x16 b) {
-#if defined(__clang__)
-  return __builtin_ia32_minps512(a, b, 4);
-#else
-  return __builtin_ia32_minps512_mask(a, b, a, static_cast<short>(-1), 4);
-#endif
-}
-ORDO_IMPL_AVX512_FUNCTION inline double_x8 max_avx512(double_x8 a, double_x8 b) {
-#if defined(__clang__)
-  return __builtin_ia32_maxpd512(a, b, 4);
-#else
-  return __builtin_ia32_maxpd512_mask(a, b, a, static_cast<char>(-1), 4);
-#endif
-}
-ORDO_IMPL_AVX512_FUNCTION inline double_x8 min_avx512(double_x8 a, double_x8 b) {
-#if defined(__clang__)
-  return __builtin_ia32_minpd512(a, b, 4);
-#else
-  return __builtin_ia32_minpd512_mask(a, b, a, static_cast<char>(-1), 4);
+  if constexpr (floats) {
+    return Largest ? __builtin_ia32_maxps512_mask(a, b, a, static_cast<short>(-1), 4)
+                   : __builtin_ia32_minps512_mask(a, b, a, static_cast<short>(-1), 4);
+  } else {
+    return Largest ? __builtin_ia32_maxpd512_mask(a, b, a, static_cast<char>(-1), 4)
+                   : __builtin_ia32_minpd512_mask(a, b, a, static_cast<char>(-1), 4);
+  }
 #endif
 }
 
 // max and min return their second operand when one is NaN, as the AVX2 kernels' do: a NaN never
-// enters the range (the flags catch it).
-template <bool zeros_as_infinity>
-ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(float_x16 v, float_x16& high, float_x16& low) {
-  const float_x16 magnitude = __builtin_bit_cast(float_x16, __builtin_bit_cast(int32_x16, v) & 0x7fffffff);
-  high = max_avx512(magnitude, high);
+// enters the range (the flags catch it). |v| clears the sign bits; zeros count as +Inf for the
+// smallest magnitude with zeros_as_infinity. V is float_x16 or double_x8.
+template <bool zeros_as_infinity, class V>
+ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(V v, V& high, V& low) {
+  using bits = decltype(v < v);  // the lanes' signed integers of the same width
+  using element = std::remove_cvref_t<decltype(v[0])>;
+  using bits_element = std::remove_cvref_t<decltype(bits{}[0])>;
+  const V magnitude =
+      __builtin_bit_cast(V, __builtin_bit_cast(bits, v) & std::numeric_limits<bits_element>::max());
+  high = extremum_avx512<true>(magnitude, high);
   if constexpr (zeros_as_infinity) {
-    const float_x16 candidate = magnitude == 0.0f ? float_x16{} + std::numeric_limits<float>::infinity() : magnitude;
-    low = min_avx512(candidate, low);
+    const V candidate = magnitude == element(0) ? V{} + std::numeric_limits<element>::infinity() : magnitude;
+    low = extremum_avx512<false>(candidate, low);
   } else {
-    low = min_avx512(magnitude, low);
-  }
-}
-template <bool zeros_as_infinity>
-ORDO_IMPL_AVX512_FUNCTION inline void magnitude_range_avx512(double_x8 v, double_x8& high, double_x8& low) {
-  const double_x8 magnitude =
-      __builtin_bit_cast(double_x8, __builtin_bit_cast(int64_x8, v) & std::int64_t{0x7fffffffffffffff});
-  high = max_avx512(magnitude, high);
-  if constexpr (zeros_as_infinity) {
-    const double_x8 candidate = magnitude == 0.0 ? double_x8{} + std::numeric_limits<double>::infinity() : magnitude;
-    low = min_avx512(candidate, low);
-  } else {
-    low = min_avx512(magnitude, low);
+    low = extremum_avx512<false>(magnitude, low);
   }
 }
 
