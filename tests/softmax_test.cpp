@@ -127,9 +127,11 @@ const std::vector<shape_case>& accuracy_cases() {
   return cases;
 }
 
-// wide_from: the device shape's team per row from this row length (1: every row).
+// wide_from: the device shape's team per row from this row length (1: every row); row_lanes:
+// that team's lanes.
 template <class T, class Space, launch_shape Shape>
-void check_forward_accuracy(std::int64_t wide_from = ordo::nn::detail::softmax_wide_row_min) {
+void check_forward_accuracy(std::int64_t wide_from = ordo::nn::detail::softmax_wide_row_min,
+                            int row_lanes = ordo::nn::detail::softmax_row_lanes) {
   using C = ordo::compute_type_t<T>;
   const ld u = unit_roundoff<T>();
   std::uint64_t seed = 11;
@@ -144,9 +146,9 @@ void check_forward_accuracy(std::int64_t wide_from = ordo::nn::detail::softmax_w
     decltype(on_space<T, Space>(hx)) y("y", hx.extent(0), hx.extent(1)), ly("ly", hx.extent(0), hx.extent(1));
     Kokkos::View<C*, typename Space::memory_space> lse("lse", hx.extent(0));
     const Space space;
-    ordo::nn::detail::forward<softmax_op::softmax, Shape>(space, x, y, lse, wide_from);
-    ordo::nn::detail::forward<softmax_op::log_softmax, Shape>(space, x, ly, lse, wide_from);
-    ordo::nn::detail::forward<softmax_op::logsumexp, Shape>(space, x, x, lse, wide_from);
+    ordo::nn::detail::forward<softmax_op::softmax, Shape>(space, x, y, lse, wide_from, row_lanes);
+    ordo::nn::detail::forward<softmax_op::log_softmax, Shape>(space, x, ly, lse, wide_from, row_lanes);
+    ordo::nn::detail::forward<softmax_op::logsumexp, Shape>(space, x, x, lse, wide_from, row_lanes);
     space.fence();
     const auto hy = readable_on_host(y), hly = readable_on_host(ly);
     const auto hlse = readable_on_host(lse);
@@ -257,10 +259,14 @@ ORDO_TEST_ALL_SPACES(dev_acc_id);
 
 TEST_CASE_TEMPLATE_DEFINE("softmax family against a long double reference, device shape with a team per row",
                           ExecutionSpace, dev_row_acc_id) {
-  check_forward_accuracy<float, ExecutionSpace, launch_shape::device>(1);
-  check_forward_accuracy<double, ExecutionSpace, launch_shape::device>(1);
-  check_forward_accuracy<ordo::half, ExecutionSpace, launch_shape::device>(1);
-  check_forward_accuracy<ordo::bfloat16, ExecutionSpace, launch_shape::device>(1);
+  // The default lanes, and more (bench_gpu sweeps them on a GPU).
+  for (const int lanes : {ordo::nn::detail::softmax_row_lanes, 1024}) {
+    CAPTURE(lanes);
+    check_forward_accuracy<float, ExecutionSpace, launch_shape::device>(1, lanes);
+    check_forward_accuracy<double, ExecutionSpace, launch_shape::device>(1, lanes);
+    check_forward_accuracy<ordo::half, ExecutionSpace, launch_shape::device>(1, lanes);
+    check_forward_accuracy<ordo::bfloat16, ExecutionSpace, launch_shape::device>(1, lanes);
+  }
 }
 ORDO_TEST_ALL_SPACES(dev_row_acc_id);
 

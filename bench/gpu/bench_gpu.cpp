@@ -117,6 +117,15 @@ void softmax() {
   fill(x, 21);
   bench("softmax", "(4096,32000) " + type_name<T>(), "ordo_softmax", 2.0 * double(x.size() * sizeof(T)),
         [&] { ordo::nn::softmax(space(), x, y); });
+  // A design sweep: the team-per-row kernel's lanes around the default (softmax_row_lanes = 64).
+  const Kokkos::View<ordo::compute_type_t<T>*, memory> no_lse;
+  for (const int lanes : {128, 1024}) {
+    bench("softmax", "(4096,32000) " + type_name<T>(), "ordo_softmax_lanes_" + std::to_string(lanes),
+          2.0 * double(x.size() * sizeof(T)), [&] {
+            ordo::nn::detail::forward<ordo::nn::detail::softmax_op::softmax, ordo::detail::launch_shape::device>(
+                space(), x, y, no_lse, ordo::nn::detail::softmax_wide_row_min, lanes);
+          });
+  }
 }
 
 template <class T>

@@ -61,7 +61,8 @@ constexpr const char* forward_name() {
 // at least wide_from elements take a team each (softmax_wide_row_kernel.hpp; tests lower it).
 template <softmax_op Op, launch_shape Shape, class Space, class XView, class YView, class LseView>
 void forward(const Space& space, const XView& x, const YView& y, const LseView& lse,
-             [[maybe_unused]] std::int64_t wide_from = softmax_wide_row_min) {
+             [[maybe_unused]] std::int64_t wide_from = softmax_wide_row_min,
+             [[maybe_unused]] int row_lanes = softmax_row_lanes) {
   using T = typename XView::non_const_value_type;
   using C = compute_type_t<T>;
   const auto rows = static_cast<std::int64_t>(x.extent(0)), cols = static_cast<std::int64_t>(x.extent(1));
@@ -89,10 +90,15 @@ void forward(const Space& space, const XView& x, const YView& y, const LseView& 
   } else if (cols >= wide_from) {
     using kernel = team_row_forward_kernel<Op, XView, YView, LseView, Space>;
     using lse_value = typename LseView::non_const_value_type;
-    const kernel k{row_access<XView>(x), row_access<YView>(y), lse, cols, std::numeric_limits<C>::quiet_NaN(),
-                   std::numeric_limits<lse_value>::quiet_NaN()};
+    const kernel k{row_access<XView>(x),
+                   row_access<YView>(y),
+                   lse,
+                   cols,
+                   std::numeric_limits<C>::quiet_NaN(),
+                   std::numeric_limits<lse_value>::quiet_NaN(),
+                   row_lanes};
     const auto scratch = Kokkos::PerTeam(static_cast<int>(
-        softmax_team_scratch_t<Space>::shmem_size(static_cast<std::size_t>(softmax_row_scratch_values))));
+        softmax_team_scratch_t<Space>::shmem_size(static_cast<std::size_t>(softmax_row_scratch_values(row_lanes)))));
     Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(rows), Kokkos::AUTO);
     policy.set_scratch_size(0, scratch);
     if constexpr (!ordo::is_host_space_v<Space>) {
