@@ -8,6 +8,7 @@ endif()
 
 set(ORDO_HAS_BLAS OFF)
 set(ORDO_HAS_CUBLAS OFF)
+set(ORDO_HAS_CUSOLVER OFF)
 set(ORDO_HAS_LAPACK OFF)
 if(NOT ORDO_WITH_KOKKOS)
   return()
@@ -65,8 +66,10 @@ if(ORDO_HAS_BLAS)
   endif()
 endif()
 
-# cuBLAS serves Kokkos::Cuda when Kokkos was built with CUDA.
+# cuBLAS serves Kokkos::Cuda when Kokkos was built with CUDA, and cuSOLVER the structured chains'
+# factorizations there.
 set(ORDO_HAS_CUBLAS OFF)
+set(ORDO_HAS_CUSOLVER OFF)
 set(ORDO_KOKKOS_CUDA OFF)
 if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST Kokkos_DEVICES)
   set(ORDO_KOKKOS_CUDA ON)
@@ -74,6 +77,12 @@ if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST Kokkos_DEVICES)
   if(TARGET CUDA::cublas)
     set(ORDO_HAS_CUBLAS ON)
     message(STATUS "ordo: cuBLAS ${CUDAToolkit_VERSION} serves Kokkos::Cuda GEMMs")
+    if(TARGET CUDA::cusolver)
+      set(ORDO_HAS_CUSOLVER ON)
+      message(STATUS "ordo: cuSOLVER serves Kokkos::Cuda structured-chain solves")
+    else()
+      message(STATUS "ordo: no cuSOLVER found; Kokkos::Cuda structured-chain solves use ordo's portable kernels")
+    endif()
   else()
     message(WARNING "ordo: Kokkos enables CUDA but CMake found no CUDA toolkit with cuBLAS; Kokkos::Cuda GEMMs use "
                     "ordo's portable kernel. Put nvcc on PATH or pass -DCUDAToolkit_ROOT=<CUDA prefix>.")

@@ -10,62 +10,21 @@
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(ORDO_HAS_CUBLAS)
+#include <ordo/kernels/detail/cuda_library_handles.hpp>
+
 #include <cublas_v2.h>
 
-#include <cstdint>
-#include <mutex>
+#include <climits>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 namespace ordo::detail {
 
-// The handles ordo created, one per host thread that called cuBLAS. They must be destroyed
-// while CUDA is still up: a thread_local holder would outlive Kokkos::finalize (and the CUDA
-// context with it) on the main thread. Kokkos::finalize runs the hook below first; it destroys
-// every handle and starts a new generation, so that a later Kokkos::initialize gets new ones.
-struct cublas_handle_registry {
-  std::mutex mutex;
-  std::vector<cublasHandle_t> handles;
-  std::uint64_t generation = 1;
-  bool hook_installed = false;
-};
-
-inline cublas_handle_registry& cublas_handles() {
-  static cublas_handle_registry registry;
-  return registry;
-}
-
-inline void destroy_cublas_handles() {
-  cublas_handle_registry& registry = cublas_handles();
-  const std::lock_guard<std::mutex> lock(registry.mutex);
-  for (cublasHandle_t handle : registry.handles) cublasDestroy(handle);
-  registry.handles.clear();
-  ++registry.generation;
-  registry.hook_installed = false;
-}
-
-// This host thread's handle, created on first use in each Kokkos session and bound to the
-// space's stream per call.
+// This host thread's cuBLAS handle (cuda_library_handles.hpp), bound to the space's stream per call.
 inline cublasHandle_t cublas_handle() {
-  thread_local cublasHandle_t handle = nullptr;
-  thread_local std::uint64_t generation = 0;
-  cublas_handle_registry& registry = cublas_handles();
-  const std::lock_guard<std::mutex> lock(registry.mutex);
-  if (handle != nullptr && generation == registry.generation) return handle;
-  const cublasStatus_t status = cublasCreate(&handle);
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    handle = nullptr;
-    throw std::runtime_error("ordo::gemm: cublasCreate failed with status " + std::to_string(static_cast<int>(status)));
-  }
-  registry.handles.push_back(handle);
-  generation = registry.generation;
-  if (!registry.hook_installed) {
-    Kokkos::push_finalize_hook(destroy_cublas_handles);
-    registry.hook_installed = true;
-  }
-  return handle;
+  return cuda_library_handle<cublasHandle_t, &cublasCreate, &cublasDestroy>("ordo::gemm: cublasCreate");
 }
 
 template <class AView, class BView, class CView, class T>

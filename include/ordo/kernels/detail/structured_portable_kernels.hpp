@@ -19,11 +19,13 @@
 //                                      per right-hand side column solves; a symmetric indefinite A
 //                                      takes the LU path;
 //   scalings                           one thread per element; an inverted diagonal divides.
-// A factorization in one team does not fill a GPU: large solves on a device want cuSOLVER, which
-// ordo does not call yet (docs/structured_chains.md).
+// A factorization in one team does not fill a GPU: on Kokkos::Cuda, float and double solves go to
+// cuBLAS TRSM and cuSOLVER's POTRF/POTRS and GETRF/GETRS instead (cuda_solvers.hpp), on the same
+// compute-type copies, with the same errors.
 
 #include <ordo/core/scalar_traits.hpp>
 #include <ordo/core/structured_product.hpp>
+#include <ordo/kernels/detail/cuda_solvers.hpp>
 #include <ordo/kernels/detail/structured_node.hpp>
 #include <ordo/kernels/gemm.hpp>
 #include <ordo/kernels/gemm_backend.hpp>
@@ -31,9 +33,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace ordo::detail::portable_structured {
 
@@ -146,6 +151,18 @@ solve_workspace<Space, T> load_compute_copy(const Space& space, const structured
   return y;
 }
 
+// Whether the vendor solvers (cuda_solvers.hpp) take a solve of this space and type, and its
+// extents fit their int arguments.
+template <class Space, class T>
+bool vendor_solves([[maybe_unused]] std::size_t largest_extent) {
+#if defined(ORDO_IMPL_CUDA_SOLVERS)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
+    return largest_extent <= static_cast<std::size_t>(INT_MAX);
+  }
+#endif
+  return false;
+}
+
 template <class Space, class T>
 void store_result(const Space& space, const solve_workspace<Space, T>& y, const structured_node<T>& c) {
   const std::size_t rows = c.rows;
@@ -171,6 +188,16 @@ void triangular_solve_left(const Space& space, const structured_node<T>& tri, co
     if (zero >= 0) throw_singular(tri, "is singular: a zero on its diagonal at " + std::to_string(zero + 1));
   }
   const auto y = load_compute_copy(space, b);
+#if defined(ORDO_IMPL_CUDA_SOLVERS)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
+    if (vendor_solves<Space, T>(std::max({n, b.cols, tri.ld, static_cast<std::size_t>(y.stride(1))}))) {
+      cuda_triangular_solve(space, tri, y.data(), static_cast<int>(n), static_cast<int>(b.cols),
+                            static_cast<int>(y.stride(1)));
+      store_result(space, y, c);
+      return;
+    }
+  }
+#endif
   if (n > 0 && b.cols > 0) {
     Kokkos::parallel_for(
         "ordo::evaluate structured: triangular solve", range(space, b.cols), KOKKOS_LAMBDA(index column) {
@@ -271,11 +298,26 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
   const auto factor = load_compute_copy(space, a);  // n x n, factored in place
   Kokkos::View<int*, typename Space::memory_space> pivots(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "ordo::evaluate structured: pivots"), n);
-  const int failed_column = factor_in_place(space, factor, pivots, cholesky);
-  if (failed_column != 0) {
+  const auto refuse = [&](int failed_column) {
     throw_singular(a, cholesky ? cholesky_failure(failed_column)
                                : "is singular (LU: no nonzero pivot for column " + std::to_string(failed_column) + ")");
+  };
+#if defined(ORDO_IMPL_CUDA_SOLVERS)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
+    if (vendor_solves<Space, T>(std::max({n, b.cols, static_cast<std::size_t>(factor.stride(1))}))) {
+      const int lda = static_cast<int>(factor.stride(1));
+      const int failed_column = cuda_factor(space, factor.data(), static_cast<int>(n), lda, pivots.data(), cholesky);
+      if (failed_column != 0) refuse(failed_column);
+      const auto y = load_compute_copy(space, b);
+      cuda_factored_solve(space, factor.data(), static_cast<int>(n), lda, pivots.data(), y.data(),
+                          static_cast<int>(b.cols), static_cast<int>(y.stride(1)), cholesky);
+      store_result(space, y, c);
+      return;
+    }
   }
+#endif
+  const int failed_column = factor_in_place(space, factor, pivots, cholesky);
+  if (failed_column != 0) refuse(failed_column);
   const int order = static_cast<int>(n);
   const auto y = load_compute_copy(space, b);
   Kokkos::parallel_for(

@@ -22,6 +22,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
@@ -37,15 +38,20 @@ using ordo::detail::scratch_lease;
 using ordo::detail::scratch_slot;
 using ordo::detail::uninitialized_view;
 
-// The device shape's item kernels: a team per items_per_team items, its size left to Kokkos (the
-// results do not depend on it), with team scratch for the chains' results.
+// The device shape's item kernels (team_cut), with team scratch for the chains' results. On a GPU
+// a thread per chain of the team where the kernel's registers allow; elsewhere Kokkos' choice. The
+// results do not depend on the team size.
 template <class Space, class Kernel>
 void launch_teams(const Space& space, const char* label, const team_cut& t, int scratch_arrays, const Kernel& kernel) {
   if (t.teams == 0) return;
   Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(t.teams), Kokkos::AUTO);
   const std::int64_t values = t.scratch_values(scratch_arrays);
-  if (values > 0) {
-    policy.set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double)))));
+  const auto scratch = Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double))));
+  if (values > 0) policy.set_scratch_size(0, scratch);
+  if constexpr (!ordo::is_host_space_v<Space>) {
+    const std::int64_t most = policy.team_size_max(kernel, Kokkos::ParallelForTag());
+    policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(t.teams), static_cast<int>(std::min(most, t.team_chains)));
+    if (values > 0) policy.set_scratch_size(0, scratch);
   }
   Kokkos::parallel_for(label, policy, kernel);
 }

@@ -76,16 +76,22 @@ KOKKOS_INLINE_FUNCTION double lane_centred_dot(const T* x, const T* dy, std::int
   return acc;
 }
 
-// How the device shape cuts items among teams: items_per_team items a team, each item
-// chains_per_item chains (blocks: rows_per_item runs of `lanes` chains; rows: channel_width).
+// How the device shape cuts items among teams, each item chains_per_item chains (blocks:
+// rows_per_item runs of `lanes` chains; rows: channel_width). Blocks: items_per_team whole items a
+// team, whose chains meet in its scratch. Rows: the chains (item, channel) are independent, so
+// team r takes the chains r * team_chains, ... in item-major order, parts of items included.
 struct team_cut {
-  std::int64_t items_per_team = 1, chains_per_item = 1, teams = 0;
+  std::int64_t items_per_team = 1, chains_per_item = 1, team_chains = 1, teams = 0;
   int lanes = 1;  // blocks: 8 (a thread per lane of a run) or 1 (a thread per run)
   bool by_rows = false;
 
-  // Chains a team aims at: a GPU block of 256 threads. Runs shorter than lane_threshold values are
-  // one chain each (a thread per lane would add fewer than 8 values).
-  static constexpr std::int64_t chains_per_team = 256;
+  // Chains a team aims at: a GPU block of 64 threads, a thread per chain. The bitwise contract fixes
+  // the chains (16,384 of them for (32, 64, 56, 56) channels first, 25,088 channels last), so
+  // small teams are what spreads them over every multiprocessor: with 256 chains a team and
+  // Kokkos' choice of 128 threads, the channels-first statistics ran 64 teams, 6 % of an H200's
+  // threads (Nsight Compute, the sixth GPU session: docs/gpu.md). Runs shorter than
+  // lane_threshold values are one chain each (a thread per lane would add fewer than 8 values).
+  static constexpr std::int64_t chains_per_team = 64;
   static constexpr std::int64_t lane_threshold = 64;
 
   // Doubles of team scratch for `arrays` chain results per chain, and one more per item.
@@ -103,8 +109,15 @@ inline team_cut team_cut_of(const work_partition& p) {
     t.lanes = p.g.inner >= team_cut::lane_threshold ? 8 : 1;
     t.chains_per_item = p.rows_per_item * t.lanes;
   }
-  t.items_per_team = t.chains_per_item >= team_cut::chains_per_team ? 1 : team_cut::chains_per_team / t.chains_per_item;
-  t.teams = (p.items() + t.items_per_team - 1) / t.items_per_team;
+  if (p.by_rows()) {
+    t.team_chains = team_cut::chains_per_team;
+    t.teams = (p.items() * t.chains_per_item + t.team_chains - 1) / t.team_chains;
+  } else {
+    t.items_per_team =
+        t.chains_per_item >= team_cut::chains_per_team ? 1 : team_cut::chains_per_team / t.chains_per_item;
+    t.team_chains = t.items_per_team * t.chains_per_item;
+    t.teams = (p.items() + t.items_per_team - 1) / t.items_per_team;
+  }
   return t;
 }
 
@@ -121,6 +134,17 @@ struct team_items {
       : first(league_rank * t.items_per_team) {
     const std::int64_t left = p.items() - first;
     count = left < t.items_per_team ? left : t.items_per_team;
+  }
+};
+
+// What one team of the rows kernels works on: chains (item, channel) numbered item-major.
+struct team_chain_range {
+  std::int64_t first = 0, count = 0;
+
+  KOKKOS_INLINE_FUNCTION team_chain_range(const work_partition& p, const team_cut& t, std::int64_t league_rank)
+      : first(league_rank * t.team_chains) {
+    const std::int64_t left = p.items() * t.chains_per_item - first;
+    count = left < t.team_chains ? left : t.team_chains;
   }
 };
 
@@ -194,11 +218,12 @@ struct team_moments_kernel {
 
   // One channel of a row item, as item_moments_kernel's loops do it for each channel.
   KOKKOS_INLINE_FUNCTION void rows(const team_member_t<Space>& m) const {
-    const team_items items(p, t, m.league_rank());
+    const team_chain_range chains(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
-      const work_partition::span it = p.item(items.first + j / width_max);
-      const std::int64_t c = it.channel_begin + j % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, chains.count), [&](std::int64_t j) {
+      const std::int64_t chain = chains.first + j;
+      const work_partition::span it = p.item(chain / width_max);
+      const std::int64_t c = it.channel_begin + chain % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
       if (c >= it.channel_end) return;
       const double inverse_count = p.inverse_count(q);
       const T* col = x + c;
@@ -304,11 +329,12 @@ struct team_backward_sums_kernel {
   }
 
   KOKKOS_INLINE_FUNCTION void rows(const team_member_t<Space>& m) const {
-    const team_items items(p, t, m.league_rank());
+    const team_chain_range chains(p, t, m.league_rank());
     const std::int64_t cs = p.g.channels, width_max = t.chains_per_item;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, items.count * width_max), [&](std::int64_t j) {
-      const work_partition::span it = p.item(items.first + j / width_max);
-      const std::int64_t c = it.channel_begin + j % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, chains.count), [&](std::int64_t j) {
+      const std::int64_t chain = chains.first + j;
+      const work_partition::span it = p.item(chain / width_max);
+      const std::int64_t c = it.channel_begin + chain % width_max, q = it.q, r0 = it.row_begin, r1 = it.row_end;
       if (c >= it.channel_end) return;
       const double centre = mean[c];
       const T* xc = x + c;
