@@ -3,7 +3,8 @@
 // memset and the planned products by hand through ordo::gemm. Each item: 3 warm-up calls, then rounds of 10 calls
 // fenced once until 10 rounds and --min-seconds; its time is the median round over 10. One JSON line per item
 // (--out FILE, else stdout): group, case, contender, seconds, q1, q3, bytes (moved at least; 0: none), note.
-//   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T] [--only GROUP,...]
+//   bench_gpu [--out FILE] [--scale S (divides the big sizes)] [--min-seconds T] [--only GROUP,...] [--case TEXT]
+// --case times only the cases whose name contains TEXT (scripts/gpu-check profiles one shape at a time).
 // --only runs the named groups (copy, batch_norm, softmax, sum, mask, structured, chain): scripts/gpu-check runs
 // each group in a process of its own, so that a kernel that faults loses its own group only (a
 // CUDA fault ends the process's context).
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -34,6 +36,7 @@ std::ostream* output = &std::cout;
 std::int64_t scale = 1;
 double min_seconds = 0.4;
 std::string only;  // empty: every group
+std::string case_filter;  // --case: only the cases whose name contains it (a profile of one shape)
 
 bool wanted(const std::string& group) {
   if (only.empty()) return true;
@@ -52,8 +55,14 @@ void emit(const std::string& group, const std::string& name, const std::string& 
 // Times f (which need not fence) and emits its line.
 template <class F>
 void bench(const std::string& group, const std::string& name, const std::string& contender, double bytes, F&& f) {
-  for (int i = 0; i < 3; ++i) f();
-  space().fence();
+  if (!case_filter.empty() && name.find(case_filter) == std::string::npos) return;
+  // Warm-up: at least 3 calls and 50 ms, so that the first case of a process does not time the
+  // GPU's clocks rising (the sixth GPU session's first rows ran a few percent slow).
+  const auto warm_start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3 || std::chrono::steady_clock::now() - warm_start < std::chrono::milliseconds(50); ++i) {
+    f();
+    space().fence();
+  }
   std::vector<double> rounds;
   ordo_bench::repeat({10, 2000, min_seconds}, [&] {
     const double s = ordo_bench::seconds_of([&] {
@@ -217,6 +226,7 @@ int main(int argc, char** argv) try {
     else if (a == "--scale") scale = std::max(1LL, std::stoll(v));
     else if (a == "--min-seconds") min_seconds = std::stod(v);
     else if (a == "--only") only = v;
+    else if (a == "--case") case_filter = v;
     else throw std::invalid_argument("unknown option " + std::string(a));
   });
   if (!*output) throw std::runtime_error("cannot write the --out file");
