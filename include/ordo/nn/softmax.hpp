@@ -103,7 +103,7 @@ void forward(const Space& space, const XView& x, const YView& y, const LseView& 
     policy.set_scratch_size(0, scratch);
     if constexpr (!ordo::is_host_space_v<Space>) {
       // A thread per lane where the kernel's registers allow: the row's lanes all in flight.
-      policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), softmax_row_team_size(policy, k));
+      policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), ordo::detail::team_size_at_most(policy, k, row_lanes));
       policy.set_scratch_size(0, scratch);
     }
     Kokkos::parallel_for(forward_name<Op>(), policy, k);

@@ -9,6 +9,8 @@
 
 #include <ordo/platform/execution.hpp>
 
+#include <Kokkos_Core.hpp>
+
 namespace ordo::detail {
 
 enum class launch_shape { host, device };
@@ -16,6 +18,14 @@ enum class launch_shape { host, device };
 template <class ExecutionSpace>
 inline constexpr launch_shape default_launch_shape_v =
     is_host_space_v<ExecutionSpace> ? launch_shape::host : launch_shape::device;
+
+// A team of `wanted` threads, or as many as the kernel's registers and scratch allow where that is
+// fewer. `policy` carries the kernel's scratch; its own team size does not matter.
+template <class Policy, class Functor>
+int team_size_at_most(const Policy& policy, const Functor& functor, int wanted) {
+  const int most = policy.team_size_max(functor, Kokkos::ParallelForTag());
+  return most < wanted ? most : wanted;
+}
 
 }  // namespace ordo::detail
 

@@ -12,6 +12,7 @@
 // sides, and A for the factorizations), so its operands' layouts never reach the libraries, and
 // returns what LAPACK's info would: 0, or the 1-based column where the factorization stopped.
 
+#include <ordo/kernels/detail/cublas_gemm.hpp>
 #include <ordo/kernels/detail/cuda_library_handles.hpp>
 #include <ordo/kernels/detail/structured_node.hpp>
 
@@ -22,6 +23,9 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
+#include <climits>
+#include <cstddef>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -33,13 +37,16 @@ inline cusolverDnHandle_t cusolver_handle() {
       "ordo::evaluate(structured chain): cusolverDnCreate");
 }
 
-inline cublasHandle_t cuda_solver_blas_handle() {
-  return cuda_library_handle<cublasHandle_t, &cublasCreate, &cublasDestroy>(
-      "ordo::evaluate(structured chain): cublasCreate");
-}
-
 template <class T>
 inline constexpr bool cuda_solver_type_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// Whether every extent fits the libraries' int arguments (else the portable kernels solve).
+inline bool cuda_solver_extents_fit(std::initializer_list<std::size_t> extents) {
+  for (const std::size_t e : extents) {
+    if (e > static_cast<std::size_t>(INT_MAX)) return false;
+  }
+  return true;
+}
 
 inline void check_cuda_library(int status, const char* call) {
   if (status != 0) {
@@ -55,7 +62,7 @@ template <class T>
 void cuda_triangular_solve(const Kokkos::Cuda& space, const structured_node<T>& tri, T* y, int rows, int cols,
                            int ldy) {
   if (rows == 0 || cols == 0) return;
-  cublasHandle_t handle = cuda_solver_blas_handle();
+  cublasHandle_t handle = cublas_handle();
   check_cuda_library(static_cast<int>(cublasSetStream(handle, space.cuda_stream())), "cublasSetStream");
   const cublasFillMode_t fill = tri.uplo() == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
   const cublasOperation_t op = tri.trans() == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;

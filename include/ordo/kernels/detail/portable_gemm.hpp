@@ -572,11 +572,9 @@ void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
                          first_index_is_contiguous(b),
                          !first_index_is_contiguous(c)};
     const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
-    const int team_size_max = policy_type(space, static_cast<int>(blocks), 1)
-                                  .set_scratch_size(level, scratch)
-                                  .team_size_max(functor, Kokkos::ParallelForTag());
-    const int team_size =
-        kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
+    const int team_size = team_size_at_most(
+        policy_type(space, static_cast<int>(blocks), 1).set_scratch_size(level, scratch), functor,
+        kernel::tiling::team_size);
     Kokkos::parallel_for(
         "ordo::portable_gemm",
         policy_type(space, static_cast<int>(blocks), team_size).set_scratch_size(level, scratch),
@@ -603,11 +601,8 @@ void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
     const int league_size = static_cast<int>(row_blocks * column_blocks);
     const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
     // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
-    const int team_size_max = policy_type(space, league_size, 1)
-                                  .set_scratch_size(level, scratch)
-                                  .team_size_max(functor, Kokkos::ParallelForTag());
-    const int team_size =
-        kernel::tiling::team_size < team_size_max ? kernel::tiling::team_size : team_size_max;
+    const int team_size = team_size_at_most(policy_type(space, league_size, 1).set_scratch_size(level, scratch),
+                                            functor, kernel::tiling::team_size);
     const policy_type policy =
         policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
     Kokkos::parallel_for("ordo::portable_gemm", policy, functor);

@@ -148,10 +148,8 @@ void portable_gemv(const ExecutionSpace& space, Compute alpha, const MView& m, c
     const device_kernel functor{kernel, rows};
     // Fewer threads than 16 rows x 16 lanes (host spaces running this shape in tests) still cover
     // the rows: TeamThreadRange loops.
-    const int team_size_max =
-        policy_type(space, teams, 1).set_scratch_size(0, scratch).team_size_max(functor, Kokkos::ParallelForTag());
-    const int team_size = team_size_max < gemv_rows_per_team * gemv_lanes ? team_size_max
-                                                                           : gemv_rows_per_team * gemv_lanes;
+    const int team_size = team_size_at_most(policy_type(space, teams, 1).set_scratch_size(0, scratch), functor,
+                                            gemv_rows_per_team * gemv_lanes);
     const policy_type policy = policy_type(space, teams, team_size).set_scratch_size(0, scratch);
     Kokkos::parallel_for("ordo::portable_gemv", policy, functor);
   } else {

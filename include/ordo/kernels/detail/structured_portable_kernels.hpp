@@ -33,8 +33,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -151,18 +149,6 @@ solve_workspace<Space, T> load_compute_copy(const Space& space, const structured
   return y;
 }
 
-// Whether the vendor solvers (cuda_solvers.hpp) take a solve of this space and type, and its
-// extents fit their int arguments.
-template <class Space, class T>
-bool vendor_solves([[maybe_unused]] std::size_t largest_extent) {
-#if defined(ORDO_IMPL_CUDA_SOLVERS)
-  if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
-    return largest_extent <= static_cast<std::size_t>(INT_MAX);
-  }
-#endif
-  return false;
-}
-
 template <class Space, class T>
 void store_result(const Space& space, const solve_workspace<Space, T>& y, const structured_node<T>& c) {
   const std::size_t rows = c.rows;
@@ -190,7 +176,7 @@ void triangular_solve_left(const Space& space, const structured_node<T>& tri, co
   const auto y = load_compute_copy(space, b);
 #if defined(ORDO_IMPL_CUDA_SOLVERS)
   if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
-    if (vendor_solves<Space, T>(std::max({n, b.cols, tri.ld, static_cast<std::size_t>(y.stride(1))}))) {
+    if (cuda_solver_extents_fit({n, b.cols, tri.ld, static_cast<std::size_t>(y.stride(1))})) {
       cuda_triangular_solve(space, tri, y.data(), static_cast<int>(n), static_cast<int>(b.cols),
                             static_cast<int>(y.stride(1)));
       store_result(space, y, c);
@@ -304,7 +290,7 @@ void dense_solve_left(const Space& space, const structured_node<T>& a, const str
   };
 #if defined(ORDO_IMPL_CUDA_SOLVERS)
   if constexpr (std::is_same_v<Space, Kokkos::Cuda> && cuda_solver_type_v<T>) {
-    if (vendor_solves<Space, T>(std::max({n, b.cols, static_cast<std::size_t>(factor.stride(1))}))) {
+    if (cuda_solver_extents_fit({n, b.cols, static_cast<std::size_t>(factor.stride(1))})) {
       const int lda = static_cast<int>(factor.stride(1));
       const int failed_column = cuda_factor(space, factor.data(), static_cast<int>(n), lda, pivots.data(), cholesky);
       if (failed_column != 0) refuse(failed_column);

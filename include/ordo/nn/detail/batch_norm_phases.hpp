@@ -22,7 +22,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 
 ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every level rounds alike (core/config.hpp)
@@ -36,6 +35,7 @@ using ordo::detail::launch_shape;
 using ordo::detail::partition_of;
 using ordo::detail::scratch_lease;
 using ordo::detail::scratch_slot;
+using ordo::detail::team_size_at_most;
 using ordo::detail::uninitialized_view;
 
 // The device shape's item kernels (team_cut), with team scratch for the chains' results. On a GPU
@@ -49,8 +49,8 @@ void launch_teams(const Space& space, const char* label, const team_cut& t, int 
   const auto scratch = Kokkos::PerTeam(static_cast<int>(values * static_cast<std::int64_t>(sizeof(double))));
   if (values > 0) policy.set_scratch_size(0, scratch);
   if constexpr (!ordo::is_host_space_v<Space>) {
-    const std::int64_t most = policy.team_size_max(kernel, Kokkos::ParallelForTag());
-    policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(t.teams), static_cast<int>(std::min(most, t.team_chains)));
+    const int team_size = team_size_at_most(policy, kernel, static_cast<int>(t.team_chains));
+    policy = Kokkos::TeamPolicy<Space>(space, static_cast<int>(t.teams), team_size);
     if (values > 0) policy.set_scratch_size(0, scratch);
   }
   Kokkos::parallel_for(label, policy, kernel);

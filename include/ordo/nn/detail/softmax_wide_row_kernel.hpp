@@ -141,13 +141,6 @@ struct team_row_forward_kernel {
   }
 };
 
-// The team size for wide rows on a device: one thread per lane where the kernel allows it.
-template <class Space, class Kernel>
-int softmax_row_team_size(const Kokkos::TeamPolicy<Space>& policy, const Kernel& kernel) {
-  const int most = policy.team_size_max(kernel, Kokkos::ParallelForTag());
-  return most < kernel.lanes ? most : kernel.lanes;
-}
-
 }  // namespace ordo::nn::detail
 
 ORDO_IMPL_FP_CONTRACT_OFF_END
