@@ -726,6 +726,50 @@ TEST_CASE("the AVX2 and AVX-512 kernels give the baseline kernels' bits") {
   check_capabilities_agree<ordo::half>();
 }
 
+// A row's max found wherever its largest element sits alone, at every level: the vector max
+// passes keep several running maxima and merge them per block. Row r holds values in [0, 1) and
+// 200 at column r, so the exact softmax is 1 there and below exp(-199) < 1e-86 elsewhere (0 in
+// float), and logsumexp is 200 + log1p(< 600 exp(-199)), which rounds to 200. A max that missed
+// the 200 would give exp(about 199), which overflows float.
+template <class T>
+void check_lone_max_at_every_level() {
+  using C = ordo::compute_type_t<T>;
+  using ordo::detail::cpu_capability;
+  constexpr std::size_t n = 600;  // a 512-element block and a tail
+  host_matrix<T> x("x", n, n), y("y", n, n);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t c = 0; c < n; ++c) x(r, c) = static_cast<T>(c == r ? 200.0 : double((c * 7) % 100) / 100);
+  Kokkos::View<C*, Kokkos::HostSpace> lse("lse", n);
+  const cpu_capability before = ordo::detail::host_capability();
+  for (const cpu_capability level : {cpu_capability::baseline, cpu_capability::avx2, cpu_capability::avx512}) {
+    const std::string level_name = ordo::detail::to_string(level);
+    CAPTURE(level_name);
+    if (ordo::detail::set_host_capability(level) != level) {
+      MESSAGE("no " << level_name << " kernels in this build or on this CPU: not run");
+      continue;
+    }
+    ordo::nn::softmax(x, y);
+    ordo::nn::logsumexp(x, lse);
+    bool right = true;
+    for (std::size_t r = 0; r < n; ++r) {
+      right = right && static_cast<double>(lse(r)) == 200.0;
+      for (std::size_t c = 0; c < n; ++c) {
+        const double v = static_cast<double>(y(r, c));
+        right = right && (c == r ? v == 1.0 : (v >= 0 && v < 1e-86));
+      }
+    }
+    CHECK(right);
+  }
+  ordo::detail::set_host_capability(before);
+}
+
+TEST_CASE("a lone largest element is the max wherever it sits, at every level") {
+  check_lone_max_at_every_level<float>();
+  check_lone_max_at_every_level<double>();
+  check_lone_max_at_every_level<ordo::bfloat16>();
+  check_lone_max_at_every_level<ordo::half>();
+}
+
 #if defined(ORDO_IMPL_DISPATCH_AVX512) && ORDO_IMPL_VECTOR_EXTENSIONS
 // fast_exp on 16 lanes, compiled as the AVX-512 twins compile it.
 ORDO_IMPL_AVX512_FUNCTION void fast_exp_16_lanes(const float* in, float* out, std::size_t n) {
