@@ -757,8 +757,20 @@ void check_narrow_storage_cases() {
   for (const auto& s : sizes) {
     for (const auto& [alpha, beta] : scalings) {
       if constexpr (ordo::is_host_space_v<ExecutionSpace>) {  // one thread per team, 1 MiB of scratch
-        check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutRight, launch_shape::host>(
-            s[0], s[1], s[2], alpha, beta, ++seed);
+        // 16-bit GEMMs run the host kernel compiled and tiled for the instruction set chosen at
+        // run time (portable_gemm.hpp); each level must give the bits of the float GEMM, which
+        // runs the build's own code.
+        using ordo::detail::cpu_capability;
+        const cpu_capability before = ordo::detail::host_capability();
+        for (const cpu_capability level : {cpu_capability::baseline, cpu_capability::avx2, cpu_capability::avx512}) {
+          const std::string level_name = ordo::detail::to_string(level);
+          CAPTURE(level_name);
+          if (ordo::detail::set_host_capability(level) != level) continue;  // not in this build or CPU
+          check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutRight, launch_shape::host>(
+              s[0], s[1], s[2], alpha, beta, seed + 1);
+        }
+        ordo::detail::set_host_capability(before);
+        ++seed;
       }
       check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutLeft, launch_shape::device>(s[0], s[1], s[2], alpha,
                                                                                                         beta, ++seed);

@@ -21,8 +21,9 @@ namespace ordo::detail {
 // it is compiled for AVX2: without it, a helper g++ chose not to inline (a lambda the body passes
 // to a row visitor) was compiled once, out of line, for the baseline, and the "AVX2" softmax ran
 // SSE2 code in some programs and not in others (issue 29; docs/softmax.md has the measurement).
-template <class Kernel>
-ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel& kernel, std::int64_t item) {
+// Item: a work item's index, or a team member (the portable GEMM's teams).
+template <class Kernel, class Item>
+ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel& kernel, const Item& item) {
   kernel.template run<isa::avx2>(item);
 }
 #endif
@@ -30,8 +31,8 @@ ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel
 #if defined(ORDO_IMPL_DISPATCH_AVX512)
 // The AVX-512 twin, flattened for the same reason; its body may use 64-byte vectors
 // (wide_vectors_for_v).
-template <class Kernel>
-ORDO_IMPL_AVX512_FUNCTION __attribute__((flatten)) void run_avx512_twin(const Kernel& kernel, std::int64_t item) {
+template <class Kernel, class Item>
+ORDO_IMPL_AVX512_FUNCTION __attribute__((flatten)) void run_avx512_twin(const Kernel& kernel, const Item& item) {
   kernel.template run<isa::avx512>(item);
 }
 #endif
@@ -80,6 +81,44 @@ KOKKOS_FORCEINLINE_FUNCTION void run_for_host_isa(const Kernel& kernel, std::int
   }
 #endif
   kernel.template run<isa::baseline>(item);
+}
+
+// kernel.run<Isa>(item) through Isa's twin, for kernels whose type already depends on the
+// instruction set (their tile sizes do): with_host_isa below chose it at launch.
+template <class Isa, class Kernel, class Item>
+KOKKOS_FORCEINLINE_FUNCTION void run_for_isa(const Kernel& kernel, const Item& item) {
+#if defined(ORDO_IMPL_DISPATCH_AVX512) && !ORDO_DEVICE_COMPILE
+  if constexpr (std::is_same_v<Isa, isa::avx512>) {
+    run_avx512_twin(kernel, item);
+    return;
+  }
+#endif
+#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
+  if constexpr (std::is_same_v<Isa, isa::avx2>) {
+    run_avx2_twin(kernel, item);
+    return;
+  }
+#endif
+  if constexpr (std::is_same_v<Isa, isa::baseline>) kernel.template run<isa::baseline>(item);
+}
+
+// f(Isa{}) for the instruction set run_for_host_isa would choose now: for a launch whose functor
+// type depends on it. Host code only.
+template <class F>
+void with_host_isa(F&& f) {
+#if defined(ORDO_IMPL_DISPATCH_AVX512)
+  if (host_capability() == cpu_capability::avx512) {
+    f(isa::avx512{});
+    return;
+  }
+#endif
+#if defined(ORDO_IMPL_DISPATCH_AVX2)
+  if (host_capability() >= cpu_capability::avx2) {
+    f(isa::avx2{});
+    return;
+  }
+#endif
+  f(isa::baseline{});
 }
 
 // A kernel with a body run<Isa>(item) as a Kokkos functor that dispatches each item.

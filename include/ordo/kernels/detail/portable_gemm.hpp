@@ -27,7 +27,12 @@
 #include <ordo/core/config.hpp>
 #include <ordo/platform/storage_conversion.hpp>
 #include <ordo/core/scalar_traits.hpp>
+#include <ordo/platform/execution.hpp>
+#include <ordo/platform/host_dispatched.hpp>
 #include <ordo/platform/launch_shape.hpp>
+#if defined(ORDO_IMPL_AVX2_FUNCTION)
+#include <ordo/platform/x86/half_conversion.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -36,35 +41,55 @@
 #include <string>
 #include <type_traits>
 
+ORDO_IMPL_FP_CONTRACT_OFF_BEGIN  // every instruction set rounds alike (core/config.hpp)
+
 namespace ordo::detail {
 
-// Host micro-kernels are written for the vector unit the compiler targets: the mr x nr
+// Host micro-kernels are written for the vector unit they are compiled for: the mr x nr
 // accumulators should fill most of the vector registers (16 with SSE2/AVX, 32 with AVX-512) and a
-// micro-panel row of B should be whole vectors.
+// micro-panel row of B should be whole vectors. Isa: the instruction set of the kernel's
+// instantiation (platform/host_dispatched.hpp): the build's own (baseline), or an AVX2 or
+// AVX-512 twin chosen at run time.
+template <class Isa>
+struct gemm_host_vectors {
 #if defined(__AVX512F__)
-inline constexpr int gemm_host_vector_bytes = 64;
-inline constexpr int gemm_host_vector_registers = 32;
+  static constexpr int bytes = 64;
+  static constexpr int registers = 32;
 #elif defined(__AVX__)
-inline constexpr int gemm_host_vector_bytes = 32;
-inline constexpr int gemm_host_vector_registers = 16;
+  static constexpr int bytes = 32;
+  static constexpr int registers = 16;
 #else
-inline constexpr int gemm_host_vector_bytes = 16;
-inline constexpr int gemm_host_vector_registers = 16;
+  static constexpr int bytes = 16;
+  static constexpr int registers = 16;
 #endif
-
-// SSE2 (the x86-64 baseline) has no broadcast load (movddup is SSE3, vbroadcast AVX): a broadcast
-// of one element of A costs a shuffle, and shuffles compete with the multiplies and adds. Without
-// AVX the packed A therefore holds each element once per vector lane, so that the micro-kernel
-// reads ready-made broadcasts with plain vector loads.
-template <class T>
-inline constexpr int gemm_host_a_copies =
+  // SSE2 (the x86-64 baseline) has no broadcast load (movddup is SSE3, vbroadcast AVX): a
+  // broadcast of one element of A costs a shuffle, and shuffles compete with the multiplies and
+  // adds. Without AVX the packed A therefore holds each element once per vector lane, so that
+  // the micro-kernel reads ready-made broadcasts with plain vector loads.
 #if defined(__AVX__)
-    1;
+  static constexpr bool broadcasts = true;
 #else
-    gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 1
-        ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
-        : 1;
+  static constexpr bool broadcasts = false;
 #endif
+};
+template <>
+struct gemm_host_vectors<isa::avx2> {
+  static constexpr int bytes = 32;
+  static constexpr int registers = 16;
+  static constexpr bool broadcasts = true;
+};
+template <>
+struct gemm_host_vectors<isa::avx512> {
+  static constexpr int bytes = 64;
+  static constexpr int registers = 32;
+  static constexpr bool broadcasts = true;
+};
+
+template <class T, class Isa = isa::baseline>
+inline constexpr int gemm_host_a_copies =
+    gemm_host_vectors<Isa>::broadcasts || gemm_host_vectors<Isa>::bytes / static_cast<int>(sizeof(T)) <= 1
+        ? 1
+        : gemm_host_vectors<Isa>::bytes / static_cast<int>(sizeof(T));
 
 // g++ 12's SLP vectorizer builds the accumulator vectors of the micro-kernel in reverse lane
 // order when the accumulation runs forward and then shuffles every vector on every step of k
@@ -90,26 +115,26 @@ inline constexpr int gemm_slice_depth = 256;
 // of B stays in L1 while the packed mc x kc block of A (128-512 KiB) streams from L2 and the
 // kc x nc block of B (up to 1 MiB) sits in L2/L3.
 template <class ExecutionSpace, class T,
-          launch_shape Shape = default_launch_shape_v<ExecutionSpace>>
+          launch_shape Shape = default_launch_shape_v<ExecutionSpace>, class Isa = isa::baseline>
 struct gemm_tiling {
-  static constexpr int lanes = gemm_host_vector_bytes / static_cast<int>(sizeof(T)) > 0
-                                   ? gemm_host_vector_bytes / static_cast<int>(sizeof(T))
+  static constexpr int lanes = gemm_host_vectors<Isa>::bytes / static_cast<int>(sizeof(T)) > 0
+                                   ? gemm_host_vectors<Isa>::bytes / static_cast<int>(sizeof(T))
                                    : 1;
-  static constexpr int mr = gemm_host_vector_registers / 4;
+  static constexpr int mr = gemm_host_vectors<Isa>::registers / 4;
   static constexpr int nr = 2 * lanes;
   static constexpr int kc = gemm_slice_depth<T>;
   static constexpr int mc = 128;
   static constexpr int nc = 512;
   static constexpr int team_size = 1;
-  static constexpr int a_copies = gemm_host_a_copies<T>;
+  static constexpr int a_copies = gemm_host_a_copies<T, Isa>;
 };
 
 // Device: 16 x 16 threads per team, each accumulating 4 x 4 elements of a 64 x 64 block of C;
 // the staged 16-deep slices of A and B (a padded row each, against shared-memory bank conflicts)
 // take 16.3 KiB of doubles, within the 48 KiB a CUDA block gets by default, and leave room for
 // several teams per multiprocessor.
-template <class ExecutionSpace, class T>
-struct gemm_tiling<ExecutionSpace, T, launch_shape::device> {
+template <class ExecutionSpace, class T, class Isa>
+struct gemm_tiling<ExecutionSpace, T, launch_shape::device, Isa> {
   static constexpr int threads_per_side = 16;  // the team is a threads_per_side^2 grid
   static constexpr int mr = 4;
   static constexpr int nr = 4;
@@ -157,11 +182,12 @@ struct gemm_convert_copy {
 using per_team_bytes_t = decltype(Kokkos::PerTeam(0).value);
 
 // The host shape: one team per mc x nc block of C (league rank = block row * column_blocks +
-// block column).
-template <class ExecutionSpace, class AView, class BView, class CView>
+// block column). Isa: the instruction set its body is compiled for and its tiles are sized for
+// (a twin of platform/host_dispatched.hpp, or the build's own code).
+template <class ExecutionSpace, class AView, class BView, class CView, class Isa = isa::baseline>
 struct portable_gemm_host_kernel {
   using value_type = typename CView::non_const_value_type;
-  using tiling = gemm_tiling<ExecutionSpace, value_type, launch_shape::host>;
+  using tiling = gemm_tiling<ExecutionSpace, value_type, launch_shape::host, Isa>;
   using member_type =
       typename Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>::member_type;
   using scratch_view = Kokkos::View<value_type*, typename ExecutionSpace::scratch_memory_space,
@@ -176,6 +202,7 @@ struct portable_gemm_host_kernel {
   static constexpr int a_step = mr * a_copies;  // elements of packed A per step of k
   static_assert(mc % mr == 0 && nc % nr == 0,
                 "ordo: gemm_tiling needs mc % mr == 0 and nc % nr == 0");
+  static_assert(tiling::team_size == 1, "ordo: the host shape's packing loops are written for one thread per team");
 
   AView a;
   BView b;
@@ -198,7 +225,44 @@ struct portable_gemm_host_kernel {
     return x < y ? x : y;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run_for_isa<Isa>(*this, team); }
+
+  // An operand's element in the compute type: a half through F16C where the code is compiled for
+  // it (one instruction instead of a dozen integer ones; the same value, widening is exact).
+  template <class I, class S>
+  KOKKOS_FORCEINLINE_FUNCTION static value_type packed(const S& v) {
+#if defined(ORDO_IMPL_AVX2_FUNCTION) && !ORDO_DEVICE_COMPILE
+    if constexpr (std::is_same_v<S, half> && std::is_same_v<value_type, float> && f16c_for_v<I>) {
+      return widen1_f16c(v);
+    } else {
+      return static_cast<value_type>(v);
+    }
+#else
+    return static_cast<value_type>(v);
+#endif
+  }
+
+  // Whether eight consecutive operand elements (unit stride) are widened by one F16C instruction.
+  template <class I, class Operand, class Stride>
+  KOKKOS_FORCEINLINE_FUNCTION static bool packs_eight_halves([[maybe_unused]] Stride stride) {
+#if defined(ORDO_IMPL_AVX2_FUNCTION) && !ORDO_DEVICE_COMPILE
+    if constexpr (std::is_same_v<typename Operand::non_const_value_type, half> && std::is_same_v<value_type, float> &&
+                  f16c_for_v<I>) {
+      return stride == 1;
+    }
+#endif
+    return false;
+  }
+
+  template <class I, class S>
+  KOKKOS_FORCEINLINE_FUNCTION static void widen_eight([[maybe_unused]] const S* from, [[maybe_unused]] value_type* to) {
+#if defined(ORDO_IMPL_AVX2_FUNCTION) && !ORDO_DEVICE_COMPILE
+    if constexpr (std::is_same_v<S, half> && std::is_same_v<value_type, float> && f16c_for_v<I>) widen8_f16c(from, to);
+#endif
+  }
+
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team) const {
     const std::int64_t block = team.league_rank();
     const std::int64_t i0 = block / column_blocks * mc;
     const std::int64_t j0 = block % column_blocks * block_columns;
@@ -217,49 +281,54 @@ struct portable_gemm_host_kernel {
       const int kb = static_cast<int>(smaller(kc, k - p0));
       const bool first_slice = p0 == 0;
 
+      // Plain loops rather than TeamThreadRange and ThreadVectorRange lambdas: a host team is one
+      // thread (tiling::team_size), and g++ leaves an F16C helper out of line when the twin reaches
+      // it through a lambda of this function (checked by twin_isa.portable_gemm_test).
+      //
       // A(i0 + r * mr + ii, p0 + p) -> a_packed[(r * kc + p) * a_step + ii * a_copies + copy];
       // rows past m are zero. The flat index runs over kc (a constant) rather than kb so that
       // splitting it costs no division.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_panels * kc), [&](const int rp) {
+      for (int rp = 0; rp < row_panels * kc; ++rp) {
         const int r = rp / kc;
         const int p = rp % kc;
-        if (p >= kb) return;
+        if (p >= kb) continue;
         value_type* dst = a_packed.data() + static_cast<std::ptrdiff_t>(rp) * a_step;
         const std::int64_t i = i0 + r * mr;
         const std::int64_t q = p0 + p;
-        if (mb - r * mr >= mr) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mr), [&](const int ii) {
-            const auto value = static_cast<value_type>(a(i + ii, q));
+        const int rows = static_cast<int>(smaller(mr, mb - r * mr));
+        if (rows == mr && a_copies == 1 && mr % 8 == 0 && packs_eight_halves<I, AView>(a.stride(0))) {
+          for (int ii = 0; ii < mr; ii += 8) widen_eight<I>(&a(i + ii, q), dst + ii);  // a column of A
+        } else if (rows == mr) {
+          for (int ii = 0; ii < mr; ++ii) {
+            const value_type value = packed<I>(a(i + ii, q));
             for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
-          });
+          }
         } else {
-          const int rows = mb - r * mr;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mr), [&](const int ii) {
-            const value_type value =
-                ii < rows ? static_cast<value_type>(a(i + ii, q)) : value_type(0);
+          for (int ii = 0; ii < mr; ++ii) {
+            const value_type value = ii < rows ? packed<I>(a(i + ii, q)) : value_type(0);
             for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
-          });
+          }
         }
-      });
+      }
       // B(p0 + p, j0 + s * nr + jj) -> b_packed[(s * kc + p) * nr + jj]; columns past n are zero.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, column_panels * kc), [&](const int sp) {
+      for (int sp = 0; sp < column_panels * kc; ++sp) {
         const int s = sp / kc;
         const int p = sp % kc;
-        if (p >= kb) return;
+        if (p >= kb) continue;
         value_type* dst = b_packed.data() + static_cast<std::ptrdiff_t>(sp) * nr;
         const std::int64_t j = j0 + s * nr;
         const std::int64_t q = p0 + p;
-        if (nb - s * nr >= nr) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const int jj) {
-            dst[jj] = static_cast<value_type>(b(q, j + jj));
-          });
+        const int columns = static_cast<int>(smaller(nr, nb - s * nr));
+        if (columns == nr) {
+          if (packs_eight_halves<I, BView>(b.stride(1)) && nr % 8 == 0) {  // 8 halves an instruction
+            for (int jj = 0; jj < nr; jj += 8) widen_eight<I>(&b(q, j + jj), dst + jj);
+          } else {
+            for (int jj = 0; jj < nr; ++jj) dst[jj] = packed<I>(b(q, j + jj));
+          }
         } else {
-          const int columns = nb - s * nr;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const int jj) {
-            dst[jj] = jj < columns ? static_cast<value_type>(b(q, j + jj)) : value_type(0);
-          });
+          for (int jj = 0; jj < nr; ++jj) dst[jj] = jj < columns ? packed<I>(b(q, j + jj)) : value_type(0);
         }
-      });
+      }
       team.team_barrier();
 
       // Column panels outermost: one micro-panel of B stays in L1 across all row panels of A.
@@ -507,6 +576,55 @@ struct portable_gemm_device_kernel {
   }
 };
 
+// Whether the host shape compiles its kernel for each instruction set and picks one at run
+// time: for 16-bit operands, whose products only this kernel computes (BLAS takes float and
+// double); 1024^3 on this project's 2-core AMD EPYC: half 31.2 -> 8.5 ms, bfloat16 24.6 -> 7.6 ms
+// with the AVX-512 twin (docs/performance.md). float and double GEMMs reach it only without BLAS
+// or for operands BLAS cannot take, and three instantiations would triple its compile time in
+// every program that multiplies. Not with clang (14): its flatten leaves micro_tile out of line
+// and its twins ran slower than its baseline kernel (half 34.1 and 45.2 ms against 28.2 ms).
+template <class AView, class BView>
+inline constexpr bool gemm_host_dispatch_v =
+#if defined(__clang__)
+    false;
+#else
+    !std::is_arithmetic_v<typename AView::non_const_value_type> ||
+    !std::is_arithmetic_v<typename BView::non_const_value_type>;
+#endif
+
+// The host shape's launch with its kernel compiled for Isa (and tiled for it).
+template <class Isa, class ExecutionSpace, class AView, class BView, class CView>
+void launch_portable_gemm_host(const ExecutionSpace& space, typename CView::non_const_value_type alpha, const AView& a,
+                               const BView& b, typename CView::non_const_value_type beta, const CView& c,
+                               const std::int64_t m, const std::int64_t n, const std::int64_t k) {
+  using kernel = portable_gemm_host_kernel<ExecutionSpace, AView, BView, CView, Isa>;
+  const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
+  // Host threads take blocks dynamically; a small C is cut into narrower column blocks so that
+  // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
+  // compile-time sizes, the narrower width only leaves part of the packed B unused).
+  int block_columns = kernel::nc;
+  const std::int64_t wanted_blocks = 4 * static_cast<std::int64_t>(space.concurrency());
+  while (block_columns > 4 * kernel::nr && block_columns % (2 * kernel::nr) == 0 &&
+         row_blocks * ((n + block_columns - 1) / block_columns) < wanted_blocks) {
+    block_columns /= 2;
+  }
+  const std::int64_t column_blocks = (n + block_columns - 1) / block_columns;
+  const std::size_t bytes = kernel::scratch_bytes();
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
+  // limit but back both levels with the same memory, so large host tiles use level 1.
+  const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
+  const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, block_columns, level};
+  const int league_size = static_cast<int>(row_blocks * column_blocks);
+  const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
+  // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
+  const int team_size = team_size_at_most(policy_type(space, league_size, 1).set_scratch_size(level, scratch),
+                                          functor, kernel::tiling::team_size);
+  const policy_type policy =
+      policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
+  Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
+}
+
 // C = alpha * A * B + beta * C. A (m x k), B (k x n), C (m x n) are rank-2 Kokkos::Views whose
 // memory ExecutionSpace can access, of any layout, value type any arithmetic type. When
 // beta == 0, C is not read; when alpha == 0 or k == 0, A and B are not read (BLAS semantics).
@@ -579,33 +697,10 @@ void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
         "ordo::portable_gemm",
         policy_type(space, static_cast<int>(blocks), team_size).set_scratch_size(level, scratch),
         functor);
+  } else if constexpr (gemm_host_dispatch_v<AView, BView> && is_host_space_v<ExecutionSpace>) {
+    with_host_isa([&](auto isa) { launch_portable_gemm_host<decltype(isa)>(space, alpha, a, b, beta, c, m, n, k); });
   } else {
-    using kernel = portable_gemm_host_kernel<ExecutionSpace, AView, BView, CView>;
-    const std::int64_t row_blocks = (m + kernel::mc - 1) / kernel::mc;
-    // Host threads take blocks dynamically; a small C is cut into narrower column blocks so that
-    // every thread gets a few, and a thread the OS preempts holds up at most one (the tiles are
-    // compile-time sizes, the narrower width only leaves part of the packed B unused).
-    int block_columns = kernel::nc;
-    const std::int64_t wanted_blocks = 4 * static_cast<std::int64_t>(space.concurrency());
-    while (block_columns > 4 * kernel::nr && block_columns % (2 * kernel::nr) == 0 &&
-           row_blocks * ((n + block_columns - 1) / block_columns) < wanted_blocks) {
-      block_columns /= 2;
-    }
-    const std::int64_t column_blocks = (n + block_columns - 1) / block_columns;
-    const std::size_t bytes = kernel::scratch_bytes();
-    using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
-    // Level 0 is the fast scratch (shared memory on GPUs); host spaces advertise a small level-0
-    // limit but back both levels with the same memory, so large host tiles use level 1.
-    const int level = bytes <= static_cast<std::size_t>(policy_type::scratch_size_max(0)) ? 0 : 1;
-    const kernel functor{a, b, c, alpha, beta, m, n, k, column_blocks, block_columns, level};
-    const int league_size = static_cast<int>(row_blocks * column_blocks);
-    const auto scratch = Kokkos::PerTeam(static_cast<per_team_bytes_t>(bytes));
-    // Fewer threads than micro-tiles is fine (the team loops); more than the space allows is not.
-    const int team_size = team_size_at_most(policy_type(space, league_size, 1).set_scratch_size(level, scratch),
-                                            functor, kernel::tiling::team_size);
-    const policy_type policy =
-        policy_type(space, league_size, team_size).set_scratch_size(level, scratch);
-    Kokkos::parallel_for("ordo::portable_gemm", policy, functor);
+    launch_portable_gemm_host<isa::baseline>(space, alpha, a, b, beta, c, m, n, k);
   }
 }
 
@@ -616,5 +711,7 @@ void portable_gemm(const ExecutionSpace& space, gemm_compute_t<Compute, CView> a
 }
 
 }  // namespace ordo::detail
+
+ORDO_IMPL_FP_CONTRACT_OFF_END
 
 #endif

@@ -42,6 +42,16 @@ ORDO_IMPL_F16C_INLINE void widen8_f16c(const half* p, float* out) {
   std::memcpy(out, &values, sizeof values);
 }
 
+// One half as a float, exactly (vcvtph2ps on the low lane): for code that converts values one at
+// a time, such as the portable GEMM's packing of a strided column.
+ORDO_IMPL_F16C_INLINE float widen1_f16c(half value) {
+  typedef short half_bits8_lanes __attribute__((vector_size(16)));
+  typedef float float_lanes4 __attribute__((vector_size(16)));
+  const half_bits8_lanes bits = {static_cast<short>(value.bits()), 0, 0, 0, 0, 0, 0, 0};
+  const float_lanes4 wide = __builtin_ia32_vcvtph2ps(bits);
+  return wide[0];
+}
+
 // Eight halves from p as doubles, exactly, converted as one vector: a caller that adds them to
 // eight double accumulators then keeps them in vector registers too (through a float array,
 // g++ 12 extracted each lane and added it in scalar code).
