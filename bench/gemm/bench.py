@@ -2,7 +2,9 @@
 
 bench_gemm (ordo with the baseline x86-64 flags, SSE2) and bench_gemm_native (-march=native) time
 C = A * B on column-major n x n matrices, double and float, with 2 threads each, ordo and OpenBLAS
-in alternating rounds on the same inputs; each checks that both results agree within k eps.
+in alternating rounds on the same inputs; each checks that both results agree within k eps. Then
+16-bit operands (half, bfloat16) into a float C: bench_gemm's kernels at the level chosen at run
+time and forced to the baseline (ORDO_CPU_CAPABILITY=baseline), against sgemm on float copies.
 """
 
 import ordo_bench as ob
@@ -83,6 +85,7 @@ def measure(ctx):
         "warm-up call; %d threads each (`OMP_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, `OMP_PROC_BIND=false`)." % (
             a.rounds, a.min_seconds / a.rounds, ob.THREADS),
     ]
+    lines += sixteen_bit(ctx)
     lines += sum_of_products(ctx)
     software = "%s, `-O3 -DNDEBUG` (CMake Release), Kokkos %s (OpenMP); %s" % (
         ob.machine()["cxx"], header.get("kokkos_version", "?"), header.get("openblas_config", "OpenBLAS").strip())
@@ -108,3 +111,33 @@ def sum_of_products(ctx):
                       "%.3f" % ratio, "%.2g" % r["max_abs_diff"], r["rounds"], verdict])
     return out + [ob.table(["n", "ordo", "two dgemm_ calls", "ordo / by hand", "max \\|difference\\|", "rounds",
                             "goal"], table, "rllrrrl")]
+
+
+def sixteen_bit(ctx):
+    """16-bit A and B into a float C (issue 29): the kernel the CPU gets against the baseline one."""
+    a = ctx.args
+    common = ("--sizes", a.sizes, "--types", "half,bfloat16", "--rounds", a.rounds, "--min-reps", 3,
+              "--min-seconds", a.min_seconds)
+    chosen = [r for r in ctx.driver("bench_gemm", *common) if "type" in r]
+    base = {(r["type"], r["m"]): r for r in ctx.driver("bench_gemm", *common, ORDO_CPU_CAPABILITY="baseline")
+            if "type" in r}
+    table = []
+    for r in sorted(chosen, key=lambda r: (r["type"] != "half", r["m"])):
+        b = base[(r["type"], r["m"])]
+        for x in (r, b):
+            ctx.check(x["diff_over_k_eps"] <= 4, "%s %d (%s): ordo and sgemm differ by %.2g k eps" % (
+                x["type"], x["m"], x["level"], x["diff_over_k_eps"]))
+        table.append([r["type"], r["m"], "%.1f (%s, %d x %d)" % (r["ordo_gflops"], r["level"], r["mr"], r["nr"]),
+                      "%.1f (%d x %d, A packed %dx)" % (b["ordo_gflops"], b["mr"], b["nr"], b["a_copies"]),
+                      "**%.2f**" % (r["ordo_gflops"] / b["ordo_gflops"]), "%.1f" % r["blas_gflops"],
+                      "**%.2f**" % (r["ordo_gflops"] / r["blas_gflops"]), "%.2g" % r["diff_over_k_eps"]])
+    return ["", "### 16-bit operands (issue 29)", "",
+            "A and B of `ordo::half` or `ordo::bfloat16`, C float (the product ordo's 16-bit GEMMs compute "
+            "before rounding C): `ordo::detail::portable_gemm` of the default build, whose host kernel is "
+            "compiled for the baseline, AVX2 and AVX-512 and picked at run time for 16-bit operands (g++ builds), "
+            "with F16C widening half in the packing; against the same binary with `ORDO_CPU_CAPABILITY=baseline` "
+            "(the SSE2 kernel, what every 16-bit GEMM ran before 7f28a6b) and OpenBLAS `sgemm_` on float copies "
+            "of the same values (converted beforehand, not timed). Column-major, best of the calls, GFLOP/s.", "",
+            ob.table(["storage", "m = n = k", "ordo, level chosen at run time", "ordo, baseline kernel",
+                      "chosen / baseline", "OpenBLAS sgemm (float copies)", "ordo / sgemm",
+                      "max \\|C_ordo - C_blas\\| / (k eps)"], table, "lrllrrrr")]

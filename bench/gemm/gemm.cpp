@@ -2,10 +2,14 @@
 // column-major matrices, in alternating rounds (each ordo_bench::time_calls under --min-reps and
 // --min-seconds / --rounds), since both thread pools spin for a while after a call. Threads come from
 // OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. One JSON line per (size, type) on stdout.
-//   bench_gemm [--sizes 256,512,1024,2048 (S or MxNxK)] [--types double,float] [--min-reps 3]
-//              [--min-seconds 1] [--rounds 3]
+// Types half and bfloat16: ordo multiplies 16-bit A and B into a float C (its 16-bit GEMM, which
+// runs the host kernel of the instruction set chosen at run time; ORDO_CPU_CAPABILITY caps it),
+// OpenBLAS sgemm_ the same values widened to float beforehand (not timed).
+//   bench_gemm [--sizes 256,512,1024,2048 (S or MxNxK)] [--types double,float,half,bfloat16]
+//              [--min-reps 3] [--min-seconds 1] [--rounds 3]
 #include "bench_support.hpp"
 
+#include <ordo/core/float16.hpp>
 #include <ordo/kernels/detail/portable_gemm.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -13,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <tuple>
 
 #ifndef ORDO_BENCH_VARIANT
 #define ORDO_BENCH_VARIANT "unknown"
@@ -67,6 +72,52 @@ void run(const char* type, int m, int n, int k, const ordo_bench::limits& round,
   std::fflush(stdout);
 }
 
+// 16-bit A and B (storage S) into a float C, against sgemm_ on their float values.
+template <class S>
+void run_16bit(const char* type, int m, int n, int k, const ordo_bench::limits& round, int rounds) {
+  using narrow = Kokkos::View<S**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  using wide = Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  narrow a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), m, k),
+      b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "b"), k, n);
+  wide wa("wa", m, k), wb("wb", k, n), c_ordo("c_ordo", m, n), c_blas("c_blas", m, n);
+  for (auto [v, w, rng] : {std::tuple{a, wa, ordo_bench::splitmix64{1}}, std::tuple{b, wb, ordo_bench::splitmix64{2}}}) {
+    for (std::size_t i = 0; i < v.span(); ++i) {
+      v.data()[i] = S(2.0 * ordo_bench::unit_double(rng.next()) - 1.0);
+      w.data()[i] = static_cast<float>(v.data()[i]);
+    }
+  }
+  const Kokkos::OpenMP space;
+  std::vector<double> ordo, blas;
+  for (int r = 0; r < rounds; ++r) {
+    ordo_bench::time_calls([&] {
+      ordo::detail::portable_gemm(space, 1.0f, a, b, 0.0f, c_ordo);
+      space.fence();
+    }, round, ordo);
+    ordo_bench::time_calls([&, one = 1.0f, zero = 0.0f] {
+      sgemm_("N", "N", &m, &n, &k, &one, wa.data(), &m, wb.data(), &k, &zero, c_blas.data(), &m);
+    }, round, blas);
+  }
+  double max_diff = 0;
+  for (std::size_t i = 0; i < c_ordo.span(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(double(c_ordo.data()[i]) - double(c_blas.data()[i])));
+  }
+  const double gflop = 2e-9 * m * n * k, k_eps = k * double(std::numeric_limits<float>::epsilon());
+  int mr = 0, nr = 0, a_copies = 0;
+  ordo::detail::with_host_isa([&](auto isa) {
+    using tiling = ordo::detail::gemm_tiling<Kokkos::OpenMP, float, ordo::detail::launch_shape::host, decltype(isa)>;
+    mr = tiling::mr;
+    nr = tiling::nr;
+    a_copies = tiling::a_copies;
+  });
+  std::printf("{\"variant\": \"%s\", \"type\": \"%s\", \"level\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, "
+              "\"mr\": %d, \"nr\": %d, \"a_copies\": %d, \"ordo_reps\": %zu, \"ordo_gflops\": %.4g, \"blas_reps\": %zu, "
+              "\"blas_gflops\": %.4g, \"diff_over_k_eps\": %.3g}\n",
+              ORDO_BENCH_VARIANT, type, ordo::detail::to_string(ordo::detail::host_capability()), m, n, k, mr, nr,
+              a_copies, ordo.size(), gflop / *std::min_element(ordo.begin(), ordo.end()), blas.size(),
+              gflop / *std::min_element(blas.begin(), blas.end()), max_diff / k_eps);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -97,7 +148,9 @@ int main(int argc, char** argv) try {
     for (const std::string& type : types) {
       if (type == "double") run<double>("double", m, n, k, round, rounds);
       else if (type == "float") run<float>("float", m, n, k, round, rounds);
-      else throw std::invalid_argument("--types takes double and/or float");
+      else if (type == "half") run_16bit<ordo::half>("half", m, n, k, round, rounds);
+      else if (type == "bfloat16") run_16bit<ordo::bfloat16>("bfloat16", m, n, k, round, rounds);
+      else throw std::invalid_argument("--types takes double, float, half and bfloat16");
     }
   }
 } catch (const std::exception& e) {
