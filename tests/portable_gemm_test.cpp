@@ -666,7 +666,8 @@ long double spacing_at(long double v) {
   return std::ldexp(1.0L, std::max(e, std::numeric_limits<S>::min_exponent) - std::numeric_limits<S>::digits);
 }
 
-template <class Storage, class Compute, class ExecutionSpace, class CLayout, ordo::detail::launch_shape Shape>
+template <class Storage, class Compute, class ExecutionSpace, class CLayout, ordo::detail::launch_shape Shape,
+          class ALayout = Kokkos::LayoutLeft, class BLayout = Kokkos::LayoutRight>
 void check_narrow_storage(std::size_t m, std::size_t k, std::size_t n, Compute alpha, Compute beta, std::uint64_t seed) {
   CAPTURE(m);
   CAPTURE(k);
@@ -676,11 +677,11 @@ void check_narrow_storage(std::size_t m, std::size_t k, std::size_t n, Compute a
   using memory = typename ExecutionSpace::memory_space;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  Kokkos::View<Storage**, Kokkos::LayoutLeft, memory> a("a", m, k);
-  Kokkos::View<Storage**, Kokkos::LayoutRight, memory> b("b", k, n);
+  Kokkos::View<Storage**, ALayout, memory> a("a", m, k);
+  Kokkos::View<Storage**, BLayout, memory> b("b", k, n);
   Kokkos::View<Storage**, CLayout, memory> c("c", m, n);
-  Kokkos::View<Compute**, Kokkos::LayoutLeft, memory> wa("wa", m, k);
-  Kokkos::View<Compute**, Kokkos::LayoutRight, memory> wb("wb", k, n);
+  Kokkos::View<Compute**, ALayout, memory> wa("wa", m, k);
+  Kokkos::View<Compute**, BLayout, memory> wb("wb", k, n);
   Kokkos::View<Compute**, CLayout, memory> wc("wc", m, n);
   const auto ha = Kokkos::create_mirror_view(a);
   const auto hb = Kokkos::create_mirror_view(b);
@@ -766,8 +767,11 @@ void check_narrow_storage_cases() {
           const std::string level_name = ordo::detail::to_string(level);
           CAPTURE(level_name);
           if (ordo::detail::set_host_capability(level) != level) continue;  // not in this build or CPU
+          // Operands read along rows of B and columns of A, and along rows of A and columns of B.
           check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutRight, launch_shape::host>(
               s[0], s[1], s[2], alpha, beta, seed + 1);
+          check_narrow_storage<Storage, Compute, ExecutionSpace, Kokkos::LayoutLeft, launch_shape::host,
+                               Kokkos::LayoutRight, Kokkos::LayoutLeft>(s[0], s[1], s[2], alpha, beta, seed + 1);
         }
         ordo::detail::set_host_capability(before);
         ++seed;

@@ -261,6 +261,56 @@ struct portable_gemm_host_kernel {
 #endif
   }
 
+  // values[0, n) of a unit-stride run as the compute type into to[t * step], t < n.
+  template <class I, class Operand, class S>
+  KOKKOS_FORCEINLINE_FUNCTION static void widen_run(const S* from, int n, value_type* to, std::ptrdiff_t step) {
+    int t = 0;
+    if (packs_eight_halves<I, Operand>(1)) {
+      for (; t + 8 <= n; t += 8) {
+        value_type eight[8];
+        widen_eight<I>(from + t, eight);
+        for (int e = 0; e < 8; ++e) to[(t + e) * step] = eight[e];
+      }
+    }
+    for (; t < n; ++t) to[t * step] = packed<I>(from[t]);
+  }
+
+  // The A packing of run() for contiguous rows of A: each row's kb values in one sweep.
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION void pack_rows_of_a(value_type* a_packed, std::int64_t i0, std::int64_t p0, int mb, int kb,
+                                                  int row_panels) const {
+    for (int r = 0; r < row_panels; ++r) {
+      value_type* panel = a_packed + static_cast<std::ptrdiff_t>(r) * kc * a_step;
+      for (int ii = 0; ii < mr; ++ii) {
+        value_type* to = panel + ii * a_copies;
+        if (r * mr + ii < mb) {
+          widen_run<I, AView>(&a(i0 + r * mr + ii, p0), kb, to, a_step);
+        } else {
+          for (int p = 0; p < kb; ++p) to[static_cast<std::ptrdiff_t>(p) * a_step] = value_type(0);
+        }
+        for (int copy = 1; copy < a_copies; ++copy) {
+          for (int p = 0; p < kb; ++p) to[static_cast<std::ptrdiff_t>(p) * a_step + copy] = to[static_cast<std::ptrdiff_t>(p) * a_step];
+        }
+      }
+    }
+  }
+
+  // The B packing of run() for contiguous columns of B: each column's kb values in one sweep.
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION void pack_columns_of_b(value_type* b_packed, std::int64_t p0, std::int64_t j0, int nb, int kb,
+                                                     int column_panels) const {
+    for (int sc = 0; sc < column_panels; ++sc) {
+      value_type* panel = b_packed + static_cast<std::ptrdiff_t>(sc) * kc * nr;
+      for (int jj = 0; jj < nr; ++jj) {
+        if (sc * nr + jj < nb) {
+          widen_run<I, BView>(&b(p0, j0 + sc * nr + jj), kb, panel + jj, nr);
+        } else {
+          for (int p = 0; p < kb; ++p) panel[static_cast<std::ptrdiff_t>(p) * nr + jj] = value_type(0);
+        }
+      }
+    }
+  }
+
   template <class I>
   KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team) const {
     const std::int64_t block = team.league_rank();
@@ -286,8 +336,12 @@ struct portable_gemm_host_kernel {
       // it through a lambda of this function (checked by twin_isa.portable_gemm_test).
       //
       // A(i0 + r * mr + ii, p0 + p) -> a_packed[(r * kc + p) * a_step + ii * a_copies + copy];
-      // rows past m are zero. The flat index runs over kc (a constant) rather than kb so that
-      // splitting it costs no division.
+      // rows past m are zero. Walked along A's contiguous axis: by rows where A's rows are
+      // contiguous (LayoutRight), else by columns. The flat index runs over kc (a constant) rather
+      // than kb so that splitting it costs no division.
+      if (kb > 0 && a.stride(1) == 1 && a.stride(0) != 1) {
+        pack_rows_of_a<I>(a_packed.data(), i0, p0, mb, kb, row_panels);
+      } else {
       for (int rp = 0; rp < row_panels * kc; ++rp) {
         const int r = rp / kc;
         const int p = rp % kc;
@@ -310,7 +364,12 @@ struct portable_gemm_host_kernel {
           }
         }
       }
+      }
       // B(p0 + p, j0 + s * nr + jj) -> b_packed[(s * kc + p) * nr + jj]; columns past n are zero.
+      // Walked along B's contiguous axis, as A is.
+      if (kb > 0 && b.stride(0) == 1 && b.stride(1) != 1) {
+        pack_columns_of_b<I>(b_packed.data(), p0, j0, nb, kb, column_panels);
+      } else {
       for (int sp = 0; sp < column_panels * kc; ++sp) {
         const int s = sp / kc;
         const int p = sp % kc;
@@ -328,6 +387,7 @@ struct portable_gemm_host_kernel {
         } else {
           for (int jj = 0; jj < nr; ++jj) dst[jj] = jj < columns ? packed<I>(b(q, j + jj)) : value_type(0);
         }
+      }
       }
       team.team_barrier();
 
