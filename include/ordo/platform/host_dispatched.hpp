@@ -23,7 +23,7 @@ namespace ordo::detail {
 // SSE2 code in some programs and not in others (issue 29; docs/softmax.md has the measurement).
 // Item: a work item's index, or a team member (the portable GEMM's teams).
 template <class Kernel, class Item>
-ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel& kernel, const Item& item) {
+ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel& kernel, Item item) {
   kernel.template run<isa::avx2>(item);
 }
 #endif
@@ -32,7 +32,7 @@ ORDO_IMPL_AVX2_FUNCTION __attribute__((flatten)) void run_avx2_twin(const Kernel
 // The AVX-512 twin, flattened for the same reason; its body may use 64-byte vectors
 // (wide_vectors_for_v).
 template <class Kernel, class Item>
-ORDO_IMPL_AVX512_FUNCTION __attribute__((flatten)) void run_avx512_twin(const Kernel& kernel, const Item& item) {
+ORDO_IMPL_AVX512_FUNCTION __attribute__((flatten)) void run_avx512_twin(const Kernel& kernel, Item item) {
   kernel.template run<isa::avx512>(item);
 }
 #endif

@@ -275,37 +275,22 @@ struct portable_gemm_host_kernel {
     for (; t < n; ++t) to[t * step] = packed<I>(from[t]);
   }
 
-  // The A packing of run() for contiguous rows of A: each row's kb values in one sweep.
-  template <class I>
-  KOKKOS_FORCEINLINE_FUNCTION void pack_rows_of_a(value_type* a_packed, std::int64_t i0, std::int64_t p0, int mb, int kb,
-                                                  int row_panels) const {
-    for (int r = 0; r < row_panels; ++r) {
-      value_type* panel = a_packed + static_cast<std::ptrdiff_t>(r) * kc * a_step;
-      for (int ii = 0; ii < mr; ++ii) {
-        value_type* to = panel + ii * a_copies;
-        if (r * mr + ii < mb) {
-          widen_run<I, AView>(&a(i0 + r * mr + ii, p0), kb, to, a_step);
+  // Packs runs of kb unit-stride values: run t (of count; the rest of the lanes are zeros) starts
+  // at first(t) and goes to lane t % width of panel t / width, value p at
+  // packed[panel * panel_size + lane * lane_stride + p * step]. run() packs A's rows and B's
+  // columns this way where they are contiguous.
+  template <class I, class Operand, class First>
+  KOKKOS_FORCEINLINE_FUNCTION static void pack_runs(value_type* packed, int panels, int width, int count, int kb,
+                                                    std::ptrdiff_t panel_size, int lane_stride, std::ptrdiff_t step,
+                                                    const First& first) {
+    for (int panel = 0; panel < panels; ++panel) {
+      for (int lane = 0; lane < width; ++lane) {
+        value_type* to = packed + panel * panel_size + lane * lane_stride;
+        const int t = panel * width + lane;
+        if (t < count) {
+          widen_run<I, Operand>(first(t), kb, to, step);
         } else {
-          for (int p = 0; p < kb; ++p) to[static_cast<std::ptrdiff_t>(p) * a_step] = value_type(0);
-        }
-        for (int copy = 1; copy < a_copies; ++copy) {
-          for (int p = 0; p < kb; ++p) to[static_cast<std::ptrdiff_t>(p) * a_step + copy] = to[static_cast<std::ptrdiff_t>(p) * a_step];
-        }
-      }
-    }
-  }
-
-  // The B packing of run() for contiguous columns of B: each column's kb values in one sweep.
-  template <class I>
-  KOKKOS_FORCEINLINE_FUNCTION void pack_columns_of_b(value_type* b_packed, std::int64_t p0, std::int64_t j0, int nb, int kb,
-                                                     int column_panels) const {
-    for (int sc = 0; sc < column_panels; ++sc) {
-      value_type* panel = b_packed + static_cast<std::ptrdiff_t>(sc) * kc * nr;
-      for (int jj = 0; jj < nr; ++jj) {
-        if (sc * nr + jj < nb) {
-          widen_run<I, BView>(&b(p0, j0 + sc * nr + jj), kb, panel + jj, nr);
-        } else {
-          for (int p = 0; p < kb; ++p) panel[static_cast<std::ptrdiff_t>(p) * nr + jj] = value_type(0);
+          for (int p = 0; p < kb; ++p) to[p * step] = value_type(0);
         }
       }
     }
@@ -340,7 +325,14 @@ struct portable_gemm_host_kernel {
       // contiguous (LayoutRight), else by columns. The flat index runs over kc (a constant) rather
       // than kb so that splitting it costs no division.
       if (kb > 0 && a.stride(1) == 1 && a.stride(0) != 1) {
-        pack_rows_of_a<I>(a_packed.data(), i0, p0, mb, kb, row_panels);
+        value_type* const packed_a = a_packed.data();
+        pack_runs<I, AView>(packed_a, row_panels, mr, mb, kb, static_cast<std::ptrdiff_t>(kc) * a_step, a_copies, a_step,
+                            [&](int row) { return &a(i0 + row, p0); });
+        for (int copy = 1; copy < a_copies; ++copy) {  // the broadcast copies of each element
+          for (int r = 0; r < row_panels; ++r) {
+            for (int e = r * kc * mr; e < (r * kc + kb) * mr; ++e) packed_a[e * a_copies + copy] = packed_a[e * a_copies];
+          }
+        }
       } else {
       for (int rp = 0; rp < row_panels * kc; ++rp) {
         const int r = rp / kc;
@@ -368,7 +360,8 @@ struct portable_gemm_host_kernel {
       // B(p0 + p, j0 + s * nr + jj) -> b_packed[(s * kc + p) * nr + jj]; columns past n are zero.
       // Walked along B's contiguous axis, as A is.
       if (kb > 0 && b.stride(0) == 1 && b.stride(1) != 1) {
-        pack_columns_of_b<I>(b_packed.data(), p0, j0, nb, kb, column_panels);
+        pack_runs<I, BView>(b_packed.data(), column_panels, nr, nb, kb, static_cast<std::ptrdiff_t>(kc) * nr, 1, nr,
+                            [&](int column) { return &b(p0, j0 + column); });
       } else {
       for (int sp = 0; sp < column_panels * kc; ++sp) {
         const int s = sp / kc;

@@ -193,68 +193,58 @@ struct row_access {
 // lane l of the first 32-byte vector, lane l + 8 lane l of the second, so both widths compute the
 // same values in the same order. p points to the compute type or, on the vector path, to a type
 // vector_readable_v accepts.
+#if ORDO_IMPL_VECTOR_EXTENSIONS
+// m = max(m, p[i..]) over whole vectors V (float8 or float32x16) from i on, in Chains running
+// maxima, merged at the end; i ends at the first element not read.
+template <bool Split, int Chains, class V, class P>
+[[gnu::always_inline]] inline void vector_max(const P* p, std::int64_t n, std::int64_t& i, float& m) {
+  constexpr int lanes = static_cast<int>(sizeof(V) / sizeof(float));
+  using mask = typename ordo::detail::float_vector_lanes<V>::mask;
+  const auto keep_larger = [](const V& a, V& acc) {
+    mask greater;
+    ordo::detail::less<Split>(acc, a, greater);
+    ordo::detail::select(greater, a, acc, acc);
+  };
+  const auto load = [p](std::int64_t at, V& out) {
+    if constexpr (lanes == 16) {
+      load16(p + at, out);
+    } else {
+      load8(p + at, out);
+    }
+  };
+  V acc[Chains];
+  for (auto& a : acc) a = m + V{};
+  for (; i + lanes * Chains <= n; i += lanes * Chains) {
+    for (int k = 0; k < Chains; ++k) {
+      V a;
+      load(i + lanes * k, a);
+      keep_larger(a, acc[k]);
+    }
+  }
+  for (; i + lanes <= n; i += lanes) {
+    V a;
+    load(i, a);
+    keep_larger(a, acc[0]);
+  }
+  for (int k = 1; k < Chains; ++k) keep_larger(acc[k], acc[0]);
+  for (int l = 0; l < lanes; ++l) m = acc[0][l] > m ? acc[0][l] : m;
+}
+#endif
+
 template <bool Split, bool Wide = false, class C, class P>
 KOKKOS_FORCEINLINE_FUNCTION void block_max(const P* p, std::int64_t n, C& m) {
   std::int64_t i = 0;
-  [[maybe_unused]] constexpr int chains = std::is_same_v<P, float> ? 1 : 4;
 #if ORDO_IMPL_VECTOR_EXTENSIONS
   // bfloat16 keeps four running maxima, so that the compare-and-select chains overlap: with one,
   // each vector waits for the previous compare, a quarter of the (4096, 32000) kernel's time.
-  // float keeps one: its max pass waits for memory, and two or four chains measured 2-5 % slower.
-  // The max does not depend on the order, nor do the results where +0 and -0 tie (x - m is the
-  // same either way).
+  // float keeps one 64-byte (two 32-byte) maxima: its max pass waits for memory, and two or four
+  // 64-byte chains measured 2-5 % slower (so did vmaxps, one instruction instead of two: 27 -> 31
+  // ms). The max does not depend on the order, nor do the results where +0 and -0 tie (x - m is
+  // the same either way).
   if constexpr (Wide && std::is_same_v<C, float> && vector_readable_v<P>) {
-    using ordo::detail::float32x16;
-    float32x16 acc[4];
-    for (auto& a : acc) a = m + float32x16{};
-    for (; i + 16 * chains <= n; i += 16 * chains) {
-      for (int k = 0; k < chains; ++k) {
-        float32x16 a;
-        load16(p + i + 16 * k, a);
-        ordo::detail::int32x16 greater;
-        ordo::detail::less<false>(acc[k], a, greater);
-        ordo::detail::select(greater, a, acc[k], acc[k]);
-      }
-    }
-    for (; i + 16 <= n; i += 16) {
-      float32x16 a;
-      load16(p + i, a);
-      ordo::detail::int32x16 greater;
-      ordo::detail::less<false>(acc[0], a, greater);
-      ordo::detail::select(greater, a, acc[0], acc[0]);
-    }
-    for (int k = 1; k < chains; ++k) {
-      ordo::detail::int32x16 greater;
-      ordo::detail::less<false>(acc[0], acc[k], greater);
-      ordo::detail::select(greater, acc[k], acc[0], acc[0]);
-    }
-    for (int l = 0; l < 16; ++l) m = acc[0][l] > m ? acc[0][l] : m;
+    vector_max<false, std::is_same_v<P, float> ? 1 : 4, ordo::detail::float32x16>(p, n, i, m);
   } else if constexpr (std::is_same_v<C, float> && vector_readable_v<P>) {
-    using ordo::detail::float8;
-    float8 acc[4];
-    for (auto& a : acc) a = m + float8{};
-    for (; i + 8 * chains <= n; i += 8 * chains) {
-      for (int k = 0; k < chains; ++k) {
-        float8 a;
-        load8(p + i + 8 * k, a);
-        ordo::detail::int8x32 greater;
-        ordo::detail::less<Split>(acc[k], a, greater);
-        ordo::detail::select(greater, a, acc[k], acc[k]);
-      }
-    }
-    for (; i + 8 <= n; i += 8) {
-      float8 a;
-      load8(p + i, a);
-      ordo::detail::int8x32 greater;
-      ordo::detail::less<Split>(acc[0], a, greater);
-      ordo::detail::select(greater, a, acc[0], acc[0]);
-    }
-    for (int k = 1; k < chains; ++k) {
-      ordo::detail::int8x32 greater;
-      ordo::detail::less<Split>(acc[0], acc[k], greater);
-      ordo::detail::select(greater, acc[k], acc[0], acc[0]);
-    }
-    for (int l = 0; l < 8; ++l) m = acc[0][l] > m ? acc[0][l] : m;
+    vector_max<Split, std::is_same_v<P, float> ? 2 : 4, ordo::detail::float8>(p, n, i, m);
   }
 #endif
   for (; i < n; ++i) {
