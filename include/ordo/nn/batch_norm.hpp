@@ -117,14 +117,10 @@ batch_norm_saved<typename XView::memory_space> forward_training(const Space& spa
                                                                        2 * p.row_items * cs);
   double* const partial_sum = partials.part(0, p.row_items * cs).data();
   double* const partial_m2 = partials.part(p.row_items * cs, p.row_items * cs).data();
-  // The merge leaves the batch mean and M2 in the partials' first row.
-  launch_local_moments(space, shape, p, xs.data(), partial_sum, partial_m2, partial_sum, partial_m2,
-                              "ordo::nn::batch_norm_forward_training statistics",
-                              "ordo::nn::batch_norm_forward_training merge");
-  launch_apply_statistics(space, shape, p, static_cast<double>(b.g.per_channel()), partial_sum, partial_m2,
-                                 xs.data(), gamma, beta, running_mean, running_var, ys.data(), saved, options,
-                                 "ordo::nn::batch_norm_forward_training coefficients",
-                                 "ordo::nn::batch_norm_forward_training normalize");
+  launch_forward_training(space, shape, p, xs.data(), partial_sum, partial_m2, gamma, beta, running_mean, running_var,
+                          ys.data(), saved, options, "ordo::nn::batch_norm_forward_training statistics",
+                          "ordo::nn::batch_norm_forward_training merge and coefficients",
+                          "ordo::nn::batch_norm_forward_training normalize");
   ys.write_back(space);
   return saved;
 }
@@ -243,13 +239,9 @@ void backward(const Space& space, launch_shape shape, const DyView& dy, const XV
                                                                        2 * p.row_items * cs);
   double* const partial_dy = partials.part(0, p.row_items * cs).data();
   double* const partial_dotp = partials.part(p.row_items * cs, p.row_items * cs).data();
-  launch_local_gradient_sums(space, shape, p, xs.data(), dys.data(), saved.mean.data(), partial_dy, partial_dotp,
-                                    partial_dy, partial_dotp, "ordo::nn::batch_norm_backward sums",
-                                    "ordo::nn::batch_norm_backward merge");
-  launch_apply_gradient_sums(space, shape, p, static_cast<double>(b.g.per_channel()), partial_dy, partial_dotp,
-                                    xs.data(), dys.data(), gamma, saved, dxs.data(), dgamma, dbeta,
-                                    "ordo::nn::batch_norm_backward coefficients",
-                                    "ordo::nn::batch_norm_backward input gradient");
+  launch_backward(space, shape, p, xs.data(), dys.data(), partial_dy, partial_dotp, gamma, saved, dxs.data(), dgamma,
+                  dbeta, "ordo::nn::batch_norm_backward sums", "ordo::nn::batch_norm_backward merge and coefficients",
+                  "ordo::nn::batch_norm_backward input gradient");
   dxs.write_back(space);
 }
 

@@ -294,7 +294,16 @@ KOKKOS_INLINE_FUNCTION std::int64_t merge_chunks(std::int64_t channels) {
   return (channels + merge_width - 1) / merge_width;
 }
 
-// mean[c] := the batch mean, m2[c] := M2 of the batch. The outputs may be the partials' row 0.
+// What a merge does with a channel once its totals are written: nothing, or the next phase's
+// per-channel step (the whole-batch calls run their coefficients there, one launch and one
+// barrier fewer per call; the same arithmetic, the same bits).
+struct no_epilogue {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {}
+};
+
+// mean[c] := the batch mean, m2[c] := M2 of the batch, then then(c). The outputs may be the
+// partials' row 0.
+template <class Epilogue = no_epilogue>
 struct merge_moments_kernel {
   work_partition p;
   const double* partial_sum;
@@ -302,6 +311,7 @@ struct merge_moments_kernel {
   double count;
   double* mean;
   double* m2_out;
+  Epilogue then{};
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
     const std::int64_t cs = p.g.channels, c0 = chunk * merge_width;
@@ -326,17 +336,20 @@ struct merge_moments_kernel {
       mean[c0 + j] = sum[j];
       m2_out[c0 + j] = m2[j];
     }
+    for (std::int64_t j = 0; j < width; ++j) then(c0 + j);
   }
 };
 
-// first_total[c] := sum over the items of first, second_total[c] likewise. The outputs may be the
-// partials' row 0.
+// first_total[c] := sum over the items of first, second_total[c] likewise, then then(c). The
+// outputs may be the partials' row 0.
+template <class Epilogue = no_epilogue>
 struct merge_sums_kernel {
   work_partition p;
   const double* first;
   const double* second;
   double* first_total;
   double* second_total;
+  Epilogue then{};
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
     const std::int64_t cs = p.g.channels, c0 = chunk * merge_width;
@@ -355,6 +368,7 @@ struct merge_sums_kernel {
       first_total[c0 + j] = a[j];
       second_total[c0 + j] = b[j];
     }
+    for (std::int64_t j = 0; j < width; ++j) then(c0 + j);
   }
 };
 

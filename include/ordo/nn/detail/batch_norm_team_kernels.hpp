@@ -363,6 +363,7 @@ struct team_backward_sums_kernel {
 };
 
 // merge_moments_kernel for one channel.
+template <class Epilogue = no_epilogue>
 struct channel_merge_moments_kernel {
   work_partition p;
   const double* partial_sum;
@@ -370,6 +371,7 @@ struct channel_merge_moments_kernel {
   double count;
   double* mean;
   double* m2_out;
+  Epilogue then{};
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const {
     const std::int64_t cs = p.g.channels;
@@ -382,16 +384,19 @@ struct channel_merge_moments_kernel {
     }
     mean[c] = sum;
     m2_out[c] = m2;
+    then(c);
   }
 };
 
 // merge_sums_kernel for one channel.
+template <class Epilogue = no_epilogue>
 struct channel_merge_sums_kernel {
   work_partition p;
   const double* first;
   const double* second;
   double* first_total;
   double* second_total;
+  Epilogue then{};
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const {
     const std::int64_t cs = p.g.channels;
@@ -402,6 +407,7 @@ struct channel_merge_sums_kernel {
     }
     first_total[c] = a;
     second_total[c] = b;
+    then(c);
   }
 };
 
