@@ -60,31 +60,7 @@ inline constexpr bool f16c_for_v =
 #endif
     ;
 
-// Runs kernel.run<Isa>(item) for the instruction set chosen at run time on the host
-// (platform/x86/cpu_dispatch.hpp: the CPU's, or ORDO_CPU_CAPABILITY); in device code and where the
-// build does not dispatch, the baseline instantiation. Every dispatched host kernel goes through
-// here. Bodies and their helpers are force-inlined so that all of an item's work is compiled for
-// the chosen instruction set. The levels give the same bits: the kernels fix their order of
-// additions in explicit lanes, and no level fuses multiply-adds.
-template <class Kernel>
-KOKKOS_FORCEINLINE_FUNCTION void run_for_host_isa(const Kernel& kernel, std::int64_t item) {
-#if defined(ORDO_IMPL_DISPATCH_AVX512) && !ORDO_DEVICE_COMPILE
-  if (host_capability() == cpu_capability::avx512) {
-    run_avx512_twin(kernel, item);
-    return;
-  }
-#endif
-#if defined(ORDO_IMPL_DISPATCH_AVX2) && !ORDO_DEVICE_COMPILE
-  if (host_capability() >= cpu_capability::avx2) {
-    run_avx2_twin(kernel, item);
-    return;
-  }
-#endif
-  kernel.template run<isa::baseline>(item);
-}
-
-// kernel.run<Isa>(item) through Isa's twin, for kernels whose type already depends on the
-// instruction set (their tile sizes do): with_host_isa below chose it at launch.
+// kernel.run<Isa>(item) through Isa's twin (the body itself for the baseline).
 template <class Isa, class Kernel, class Item>
 KOKKOS_FORCEINLINE_FUNCTION void run_for_isa(const Kernel& kernel, const Item& item) {
 #if defined(ORDO_IMPL_DISPATCH_AVX512) && !ORDO_DEVICE_COMPILE
@@ -102,8 +78,9 @@ KOKKOS_FORCEINLINE_FUNCTION void run_for_isa(const Kernel& kernel, const Item& i
   if constexpr (std::is_same_v<Isa, isa::baseline>) kernel.template run<isa::baseline>(item);
 }
 
-// f(Isa{}) for the instruction set run_for_host_isa would choose now: for a launch whose functor
-// type depends on it. Host code only.
+// f(Isa{}) for the instruction set chosen at run time on the host: the one place that chooses it
+// (run_for_host_isa per item, the portable GEMM per launch, whose tile sizes depend on it). Host
+// code only.
 template <class F>
 void with_host_isa(F&& f) {
 #if defined(ORDO_IMPL_DISPATCH_AVX512)
@@ -119,6 +96,21 @@ void with_host_isa(F&& f) {
   }
 #endif
   f(isa::baseline{});
+}
+
+// Runs kernel.run<Isa>(item) for the instruction set chosen at run time on the host
+// (platform/x86/cpu_dispatch.hpp: the CPU's, or ORDO_CPU_CAPABILITY); in device code and where the
+// build does not dispatch, the baseline instantiation. Every dispatched host kernel goes through
+// here. Bodies and their helpers are force-inlined so that all of an item's work is compiled for
+// the chosen instruction set. The levels give the same bits: the kernels fix their order of
+// additions in explicit lanes, and no level fuses multiply-adds.
+template <class Kernel>
+KOKKOS_FORCEINLINE_FUNCTION void run_for_host_isa(const Kernel& kernel, std::int64_t item) {
+#if !ORDO_DEVICE_COMPILE
+  with_host_isa([&](auto isa) { run_for_isa<decltype(isa)>(kernel, item); });
+#else
+  kernel.template run<isa::baseline>(item);
+#endif
 }
 
 // A kernel with a body run<Isa>(item) as a Kokkos functor that dispatches each item.

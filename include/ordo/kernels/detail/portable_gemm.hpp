@@ -334,28 +334,28 @@ struct portable_gemm_host_kernel {
           }
         }
       } else {
-      for (int rp = 0; rp < row_panels * kc; ++rp) {
-        const int r = rp / kc;
-        const int p = rp % kc;
-        if (p >= kb) continue;
-        value_type* dst = a_packed.data() + static_cast<std::ptrdiff_t>(rp) * a_step;
-        const std::int64_t i = i0 + r * mr;
-        const std::int64_t q = p0 + p;
-        const int rows = static_cast<int>(smaller(mr, mb - r * mr));
-        if (rows == mr && a_copies == 1 && mr % 8 == 0 && packs_eight_halves<I, AView>(a.stride(0))) {
-          for (int ii = 0; ii < mr; ii += 8) widen_eight<I>(&a(i + ii, q), dst + ii);  // a column of A
-        } else if (rows == mr) {
-          for (int ii = 0; ii < mr; ++ii) {
-            const value_type value = packed<I>(a(i + ii, q));
-            for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
-          }
-        } else {
-          for (int ii = 0; ii < mr; ++ii) {
-            const value_type value = ii < rows ? packed<I>(a(i + ii, q)) : value_type(0);
-            for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
+        for (int rp = 0; rp < row_panels * kc; ++rp) {
+          const int r = rp / kc;
+          const int p = rp % kc;
+          if (p >= kb) continue;
+          value_type* dst = a_packed.data() + static_cast<std::ptrdiff_t>(rp) * a_step;
+          const std::int64_t i = i0 + r * mr;
+          const std::int64_t q = p0 + p;
+          const int rows = static_cast<int>(smaller(mr, mb - r * mr));
+          if (rows == mr && a_copies == 1 && mr % 8 == 0 && packs_eight_halves<I, AView>(a.stride(0))) {
+            for (int ii = 0; ii < mr; ii += 8) widen_eight<I>(&a(i + ii, q), dst + ii);  // a column of A
+          } else if (rows == mr) {
+            for (int ii = 0; ii < mr; ++ii) {
+              const value_type value = packed<I>(a(i + ii, q));
+              for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
+            }
+          } else {
+            for (int ii = 0; ii < mr; ++ii) {
+              const value_type value = ii < rows ? packed<I>(a(i + ii, q)) : value_type(0);
+              for (int copy = 0; copy < a_copies; ++copy) dst[ii * a_copies + copy] = value;
+            }
           }
         }
-      }
       }
       // B(p0 + p, j0 + s * nr + jj) -> b_packed[(s * kc + p) * nr + jj]; columns past n are zero.
       // Walked along B's contiguous axis, as A is.
@@ -363,24 +363,24 @@ struct portable_gemm_host_kernel {
         pack_runs<I, BView>(b_packed.data(), column_panels, nr, nb, kb, static_cast<std::ptrdiff_t>(kc) * nr, 1, nr,
                             [&](int column) { return &b(p0, j0 + column); });
       } else {
-      for (int sp = 0; sp < column_panels * kc; ++sp) {
-        const int s = sp / kc;
-        const int p = sp % kc;
-        if (p >= kb) continue;
-        value_type* dst = b_packed.data() + static_cast<std::ptrdiff_t>(sp) * nr;
-        const std::int64_t j = j0 + s * nr;
-        const std::int64_t q = p0 + p;
-        const int columns = static_cast<int>(smaller(nr, nb - s * nr));
-        if (columns == nr) {
-          if (packs_eight_halves<I, BView>(b.stride(1)) && nr % 8 == 0) {  // 8 halves an instruction
-            for (int jj = 0; jj < nr; jj += 8) widen_eight<I>(&b(q, j + jj), dst + jj);
+        for (int sp = 0; sp < column_panels * kc; ++sp) {
+          const int s = sp / kc;
+          const int p = sp % kc;
+          if (p >= kb) continue;
+          value_type* dst = b_packed.data() + static_cast<std::ptrdiff_t>(sp) * nr;
+          const std::int64_t j = j0 + s * nr;
+          const std::int64_t q = p0 + p;
+          const int columns = static_cast<int>(smaller(nr, nb - s * nr));
+          if (columns == nr) {
+            if (packs_eight_halves<I, BView>(b.stride(1)) && nr % 8 == 0) {  // 8 halves an instruction
+              for (int jj = 0; jj < nr; jj += 8) widen_eight<I>(&b(q, j + jj), dst + jj);
+            } else {
+              for (int jj = 0; jj < nr; ++jj) dst[jj] = packed<I>(b(q, j + jj));
+            }
           } else {
-            for (int jj = 0; jj < nr; ++jj) dst[jj] = packed<I>(b(q, j + jj));
+            for (int jj = 0; jj < nr; ++jj) dst[jj] = jj < columns ? packed<I>(b(q, j + jj)) : value_type(0);
           }
-        } else {
-          for (int jj = 0; jj < nr; ++jj) dst[jj] = jj < columns ? packed<I>(b(q, j + jj)) : value_type(0);
         }
-      }
       }
       team.team_barrier();
 
